@@ -1,0 +1,1 @@
+"""guardrail: real-time guardrails for RAG."""

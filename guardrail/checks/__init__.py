@@ -1,0 +1,1 @@
+"""Checks: faithfulness, retrieval relevance, response relevance, and the Evaluator that runs them."""

@@ -1,0 +1,305 @@
+"""Faithfulness: is each response sentence entailed by the retrieved context?
+
+For each response sentence the score is the highest entailment probability over its premises
+(context spans); the response score is the mean over the checked sentences (Dynamo AI's
+"logical consistency"). Every sentence keeps its evidence: the best premise (chunk and span), the
+context sentence inside it, entailment and contradiction probabilities, and cheap grounding
+signals (coverage, unsupported numbers/names).
+
+Short answers ("Delhi", "Yes, within 30 days") are not claims on their own. When the response is
+a single short sentence and a question is given, the hypothesis is the question followed by the
+answer ("Which city hosts the summit? Delhi"), which NLI models judge far better than "Delhi"
+alone (measured in ``benchmarks/quality.py --question-context``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from guardrail.checks.grounding import context_terms, coverage, unsupported_terms
+from guardrail.checks.premises import PREMISE_MODES, ContextIndex, Premise, PremiseMode, rank_units
+from guardrail.errors import ConfigurationError, InputError
+from guardrail.scorers.nli import NLIScorer
+from guardrail.text import Span, content_words, split_sentences, token_windows, words
+
+QuestionContext = Literal["auto", "always", "never"]
+QUESTION_CONTEXTS: tuple[QuestionContext, ...] = ("auto", "always", "never")
+
+
+@dataclass(frozen=True, slots=True)
+class FaithfulnessConfig:
+    """How faithfulness is computed. Defaults are the measured ones (see README, Quality)."""
+
+    mode: PremiseMode = "candidates"
+    #: premises per response sentence in ``candidates`` mode
+    top_k: int = 4
+    #: neighbouring sentences added on each side of a candidate sentence (while it fits)
+    window: int = 1
+    question_context: QuestionContext = "auto"
+    #: "auto": a single-sentence response of at most this many words is read with its question
+    short_answer_words: int = 6
+    #: a sentence is "supported" when its score reaches this
+    threshold: float = 0.5
+    #: total characters of all contexts; more is refused with a clear error, never truncated
+    max_context_chars: int = 1_000_000
+    max_response_chars: int = 100_000
+
+    def __post_init__(self) -> None:
+        if self.mode not in PREMISE_MODES:
+            raise ConfigurationError(f"mode must be one of {', '.join(PREMISE_MODES)}, got {self.mode!r}")
+        if self.question_context not in QUESTION_CONTEXTS:
+            raise ConfigurationError(
+                f"question_context must be one of {', '.join(QUESTION_CONTEXTS)}, got {self.question_context!r}"
+            )
+        if self.top_k < 1 or self.window < 0:
+            raise ConfigurationError(f"need top_k >= 1 and window >= 0, got {self.top_k}, {self.window}")
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ConfigurationError(f"threshold must be within 0..1, got {self.threshold}")
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRef:
+    """A span of context chunk ``chunk``; ``text`` is that span's text."""
+
+    chunk: int
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceEvidence:
+    """Why one response sentence is (not) supported."""
+
+    index: int
+    text: str
+    #: character span in the response
+    start: int
+    end: int
+    #: the hypothesis sent to the NLI model (the sentence, or question + short answer)
+    hypothesis: str
+    #: max entailment over premises; None when the sentence was not checked (no content words)
+    score: float | None
+    entailment: float | None
+    #: contradiction probability at the best premise (None for 2-label models or unchecked)
+    contradiction: float | None
+    #: the strongest contradiction over all premises checked
+    max_contradiction: float | None
+    #: the premise that gave the best entailment (what the model read)
+    premise: ContextRef | None
+    #: the context sentence inside that premise closest to the claim (what a user should look at)
+    sentence: ContextRef | None
+    #: share of the sentence's content words present in the best premise
+    coverage: float | None
+    #: numbers, dates and names of the sentence found nowhere in the contexts
+    unsupported_terms: tuple[str, ...]
+    premises_checked: int
+    supported: bool | None
+
+    @property
+    def checked(self) -> bool:
+        return self.score is not None
+
+
+@dataclass(frozen=True, slots=True)
+class FaithfulnessResult:
+    #: mean sentence score; None when nothing in the response could be checked (e.g. empty)
+    score: float | None
+    sentences: tuple[SentenceEvidence, ...]
+    mode: PremiseMode
+    threshold: float
+    #: NLI pairs scored and model tokens processed (cost)
+    pairs: int
+    model_tokens: int
+    context_sentences: int
+
+    @property
+    def unsupported(self) -> tuple[SentenceEvidence, ...]:
+        return tuple(s for s in self.sentences if s.supported is False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    span: Span
+    text: str
+    hypothesis: str
+    check: bool
+
+
+class FaithfulnessCheck:
+    """Scores a response against its contexts with an NLI model.
+
+    >>> check = FaithfulnessCheck(NLIScorer("path/to/nli"))        # doctest: +SKIP
+    >>> r = check.run("Where is it?", ["The tower is in Paris."], "It is in Rome.")  # doctest: +SKIP
+    >>> r.unsupported[0].text                                        # doctest: +SKIP
+    'It is in Rome.'
+    """
+
+    def __init__(self, nli: NLIScorer, config: FaithfulnessConfig | None = None) -> None:
+        self.nli = nli
+        self.config = config or FaithfulnessConfig()
+
+    def _items(self, question: str, response: str, hyp_budget: int) -> list[_Item]:
+        cfg = self.config
+        tok = self.nli.tokenizer
+        spans = split_sentences(response)
+        pieces: list[Span] = []
+        for span in spans:
+            text = span.of(response)
+            if tok.count(text) <= hyp_budget:
+                pieces.append(span)
+                continue
+            # a sentence longer than half the model is checked piece by piece, never truncated
+            for w in token_windows(text, tok.offsets, hyp_budget, hyp_budget):
+                pieces.append(Span(span.start + w.start, span.start + w.end))
+        q = question.strip()
+        items = []
+        for span in pieces:
+            text = span.of(response)
+            short = len(pieces) == 1 and len(words(text)) <= cfg.short_answer_words
+            use_q = bool(q) and (cfg.question_context == "always" or (cfg.question_context == "auto" and short))
+            hyp = f"{q} {text}" if use_q else text
+            if use_q and tok.count(hyp) > hyp_budget:
+                hyp = text
+            check = len(pieces) == 1 or bool(content_words(text))
+            items.append(_Item(span, text, hyp, check))
+        return items
+
+    def run(self, question: str, contexts: Sequence[str], response: str) -> FaithfulnessResult:
+        cfg = self.config
+        _validate(question, contexts, response, cfg)
+        tok = self.nli.tokenizer
+        max_len = self.nli.max_length
+        special = tok.special_tokens(pair=True)
+        hyp_budget = max(8, (max_len - special) // 2)
+        items = self._items(question, response, hyp_budget)
+        checked = [it for it in items if it.check]
+        hyp_tokens = tok.count_many([it.hypothesis for it in checked]) if checked else [0]
+        # a few tokens of slack: joined sentences can tokenize slightly longer than their parts
+        budget = max(8, max_len - special - max(hyp_tokens) - 4)
+        index = ContextIndex.build(contexts, tok.count_many, tok.offsets, budget)
+        units = _fit_units(index.units(cfg.mode, budget, cfg.window), tok.count_many, budget, index)
+        vocab = context_terms(contexts)
+
+        pair_ids: dict[tuple[str, str], int] = {}
+        per_item: list[list[tuple[int, Premise]]] = []
+        for it in items:
+            if not it.check:
+                per_item.append([])
+                continue
+            hyp_words = content_words(it.hypothesis)
+            chosen = [u[0] for u in units] if cfg.mode == "exhaustive" else rank_units(index, units, hyp_words, cfg.top_k)
+            refs = []
+            for premise in chosen:
+                key = (premise.text, it.hypothesis)
+                refs.append((pair_ids.setdefault(key, len(pair_ids)), premise))
+            per_item.append(refs)
+        keys = list(pair_ids)
+        pred = self.nli.predict([k[0] for k in keys], [k[1] for k in keys])
+
+        evidence: list[SentenceEvidence] = []
+        scores: list[float] = []
+        for i, (it, refs) in enumerate(zip(items, per_item)):
+            terms = unsupported_terms(it.text, vocab)
+            if not it.check:
+                evidence.append(
+                    SentenceEvidence(i, it.text, it.span.start, it.span.end, it.hypothesis,
+                                     None, None, None, None, None, None, None, terms, 0, None)
+                )
+                continue
+            if not refs:  # no context at all: nothing can support the sentence
+                evidence.append(
+                    SentenceEvidence(i, it.text, it.span.start, it.span.end, it.hypothesis,
+                                     0.0, 0.0, None, None, None, None, 0.0, terms, 0, False)
+                )
+                scores.append(0.0)
+                continue
+            ent = np.array([pred.entailment[pid] for pid, _ in refs])
+            con = np.array([pred.contradiction[pid] for pid, _ in refs])
+            best = int(ent.argmax())
+            premise = refs[best][1]
+            hyp_words = content_words(it.text)
+            sent_span = index.best_sentence(premise, content_words(it.hypothesis))
+            chunk_text = contexts[premise.chunk]
+            score = float(ent[best])
+            scores.append(score)
+            evidence.append(
+                SentenceEvidence(
+                    index=i,
+                    text=it.text,
+                    start=it.span.start,
+                    end=it.span.end,
+                    hypothesis=it.hypothesis,
+                    score=score,
+                    entailment=score,
+                    contradiction=None if np.isnan(con[best]) else float(con[best]),
+                    max_contradiction=None if np.isnan(con).all() else float(np.nanmax(con)),
+                    premise=ContextRef(premise.chunk, premise.span.start, premise.span.end, premise.text),
+                    sentence=ContextRef(premise.chunk, sent_span.start, sent_span.end, sent_span.of(chunk_text)),
+                    coverage=coverage(hyp_words, frozenset(content_words(premise.text))),
+                    unsupported_terms=terms,
+                    premises_checked=len(refs),
+                    supported=score >= cfg.threshold,
+                )
+            )
+        return FaithfulnessResult(
+            score=float(np.mean(scores)) if scores else None,
+            sentences=tuple(evidence),
+            mode=cfg.mode,
+            threshold=cfg.threshold,
+            pairs=len(keys),
+            model_tokens=pred.tokens,
+            context_sentences=index.num_sentences,
+        )
+
+
+def _fit_units(
+    units: list[tuple[Premise, frozenset[str]]],
+    count_many: "object",
+    budget: int,
+    index: ContextIndex,
+) -> list[tuple[Premise, frozenset[str]]]:
+    """Replace any multi-sentence unit whose real token count exceeds the budget by its sentences."""
+    counts = count_many([u[0].text for u in units]) if units else []  # type: ignore[operator]
+    out: list[tuple[Premise, frozenset[str]]] = []
+    for unit, n in zip(units, counts):
+        if n <= budget:
+            out.append(unit)
+            continue
+        premise = unit[0]
+        text = index.contexts[premise.chunk]
+        for span, ws in zip(index.sentences[premise.chunk], index.sentence_words[premise.chunk]):
+            if span.start >= premise.span.start and span.end <= premise.span.end:
+                out.append((Premise(premise.chunk, span, span.of(text)), ws))
+    seen: set[tuple[int, int, int]] = set()
+    deduped = []
+    for unit in out:
+        key = (unit[0].chunk, unit[0].span.start, unit[0].span.end)
+        if key not in seen:
+            seen.add(key)
+            deduped.append(unit)
+    return deduped
+
+
+def _validate(question: str, contexts: Sequence[str], response: str, cfg: FaithfulnessConfig) -> None:
+    if not isinstance(response, str):
+        raise InputError(f"response must be a string, got {type(response).__name__}")
+    if not isinstance(question, str):
+        raise InputError(f"question must be a string, got {type(question).__name__}")
+    if isinstance(contexts, str) or not all(isinstance(c, str) for c in contexts):
+        raise InputError("contexts must be a list of strings (one per retrieved chunk)")
+    total = sum(len(c) for c in contexts)
+    if total > cfg.max_context_chars:
+        raise InputError(
+            f"contexts total {total:,} characters, over the limit of {cfg.max_context_chars:,} "
+            "(max_context_chars); send fewer or shorter chunks, or raise the limit"
+        )
+    if len(response) > cfg.max_response_chars:
+        raise InputError(
+            f"response is {len(response):,} characters, over the limit of {cfg.max_response_chars:,} "
+            "(max_response_chars); raise the limit to check it"
+        )

@@ -1,0 +1,23 @@
+"""The exception hierarchy: one root, every message says what happened and what to do."""
+
+from __future__ import annotations
+
+
+class GuardrailError(Exception):
+    """Root of every error raised by guardrail."""
+
+
+class ConfigurationError(GuardrailError, ValueError):
+    """A setting, argument or model directory is not usable as given."""
+
+
+class ModelLoadError(ConfigurationError):
+    """A model could not be found or loaded, or its config does not fit the scorer."""
+
+
+class MissingDependencyError(GuardrailError, ImportError):
+    """An optional dependency is needed; the message names the exact pip install line."""
+
+
+class InputError(GuardrailError, ValueError):
+    """Caller input is malformed or over a documented limit."""

@@ -1,0 +1,1 @@
+"""Scorers: NLI cross-encoder and bi-encoder embeddings, on onnxruntime or torch."""

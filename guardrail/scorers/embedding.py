@@ -1,0 +1,130 @@
+"""Bi-encoder embeddings (mean pooling, L2-normalised) for query/chunk and query/response relevance."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from guardrail.errors import ConfigurationError
+from guardrail.scorers.backends import BACKENDS, Backend, make_backend
+from guardrail.scorers.hub import resolve_model_dir
+from guardrail.scorers.tokenizer import Tokenizer
+from guardrail.text import token_windows
+
+#: all-MiniLM-L6-v2 exported to ONNX (int8), shipped inside the package
+DEFAULT_EMBEDDING_MODEL = Path(__file__).resolve().parent.parent / "models" / "minilm-l6-embed"
+
+
+class EmbeddingScorer:
+    """Sentence embeddings, by default all-MiniLM-L6-v2 shipped as ONNX inside the package.
+
+    >>> emb = EmbeddingScorer()
+    >>> v = emb.embed(["Where is the Eiffel Tower?", "The Eiffel Tower is in Paris."])
+    >>> bool(v[0] @ v[1] > 0.5)
+    True
+
+    A text longer than ``max_length`` tokens is split into overlapping token windows whose
+    embeddings are averaged (then re-normalised), so nothing is truncated.
+    """
+
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        *,
+        backend: str = "onnx",
+        batch_size: int = 64,
+        max_length: int | None = None,
+        threads: int | None = None,
+        onnx_file: str | None = None,
+    ) -> None:
+        if backend not in BACKENDS:
+            raise ConfigurationError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        self.model_ref = model if model is not None else DEFAULT_EMBEDDING_MODEL
+        self.backend_name = backend
+        self.batch_size = batch_size
+        self._max_length = max_length
+        self._threads = threads
+        self._onnx_file = onnx_file
+        self._lock = threading.Lock()
+        self._loaded: tuple[Tokenizer, Backend, int] | None = None
+
+    def _load(self) -> tuple[Tokenizer, Backend, int]:
+        loaded = self._loaded
+        if loaded is not None:
+            return loaded
+        with self._lock:
+            if self._loaded is None:
+                model_dir = resolve_model_dir(self.model_ref)
+                max_length = self._max_length
+                st_cfg = model_dir / "sentence_bert_config.json"
+                if max_length is None and st_cfg.exists():
+                    max_length = json.loads(st_cfg.read_text(encoding="utf-8")).get("max_seq_length")
+                config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+                max_length = min(int(max_length or 512), int(config.get("max_position_embeddings", 512)))
+                tokenizer = Tokenizer(model_dir)
+                backend = make_backend(
+                    self.backend_name, model_dir, "feature-extraction", onnx_file=self._onnx_file, threads=self._threads
+                )
+                self._loaded = (tokenizer, backend, max_length)
+            return self._loaded
+
+    @property
+    def max_length(self) -> int:
+        return self._load()[2]
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        return self._load()[0]
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """L2-normalised embeddings, shape ``(len(texts), dim)``."""
+        tokenizer, backend, max_length = self._load()
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        body = max_length - tokenizer.special_tokens(pair=False)
+        pieces: list[str] = []
+        owner: list[int] = []
+        for i, text in enumerate(texts):
+            if tokenizer.count(text) <= body:
+                pieces.append(text)
+                owner.append(i)
+                continue
+            for w in token_windows(text, tokenizer.offsets, body, max(1, body * 3 // 4)):
+                pieces.append(w.of(text))
+                owner.append(i)
+        vecs = self._embed_pieces(tokenizer, backend, pieces)
+        out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
+        np.add.at(out, np.asarray(owner), vecs)
+        return _normalise(out)
+
+    def _embed_pieces(self, tokenizer: Tokenizer, backend: Backend, pieces: Sequence[str]) -> np.ndarray:
+        encs = tokenizer.encode_raw(pieces)
+        order = np.argsort([len(e.ids) for e in encs], kind="stable")
+        result: np.ndarray | None = None
+        for start in range(0, len(pieces), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            inputs = tokenizer.pad([encs[i] for i in idx])
+            hidden = backend.run(inputs)
+            mask = inputs["attention_mask"][..., None].astype(np.float32)
+            pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+            if result is None:
+                result = np.empty((len(pieces), pooled.shape[1]), dtype=np.float32)
+            result[idx] = pooled
+        assert result is not None
+        return _normalise(result)
+
+    def similarity(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        """Cosine similarity matrix ``(len(a), len(b))``."""
+        if not a or not b:
+            return np.zeros((len(a), len(b)), dtype=np.float32)
+        vecs = self.embed(list(a) + list(b))
+        return vecs[: len(a)] @ vecs[len(a) :].T
+
+
+def _normalise(x: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.clip(norms, 1e-12, None)

@@ -1,0 +1,185 @@
+"""NLI cross-encoder scorer for any Hugging Face sequence-classification NLI model."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from guardrail.errors import ConfigurationError, InputError, ModelLoadError
+from guardrail.scorers.backends import BACKENDS, Backend, make_backend
+from guardrail.scorers.hub import resolve_model_dir
+from guardrail.scorers.tokenizer import Tokenizer
+
+_ENTAIL = ("entailment", "entails", "entailed", "entail", "supported", "supports", "support", "consistent")
+_CONTRA = ("contradiction", "contradicts", "contradict", "contradictory", "refuted", "refutes", "refute")
+_NOT_ENTAIL = ("not_entailment", "not entailment", "non_entailment", "non-entailment", "not_entailed")
+_NEUTRAL = ("neutral", "not enough info", "nei", "not_enough_info") + _NOT_ENTAIL
+
+
+@dataclass(frozen=True, slots=True)
+class LabelMap:
+    """Which logit means what, read from ``config.json`` ``id2label``."""
+
+    num_labels: int
+    entailment: int
+    contradiction: int | None
+    neutral: int | None
+
+    @classmethod
+    def from_id2label(cls, id2label: Mapping[Any, str], source: str = "config.json") -> "LabelMap":
+        norm = {int(k): str(v).strip().lower().replace("-", "_") for k, v in id2label.items()}
+
+        def find(names: Sequence[str]) -> int | None:
+            hits = [i for i, lab in norm.items() if lab in {n.replace("-", "_") for n in names}]
+            return hits[0] if len(hits) == 1 else None
+
+        ent = find(_ENTAIL)
+        if ent is None:
+            raise ModelLoadError(
+                f"{source}: id2label {dict(sorted(norm.items()))} has no entailment label. guardrail needs an NLI "
+                "model whose config.json names its labels (e.g. {\"0\": \"entailment\", \"1\": \"neutral\", "
+                "\"2\": \"contradiction\"}); fix id2label in config.json or pass id2label= to NLIScorer"
+            )
+        return cls(len(norm), ent, find(_CONTRA), find(_NEUTRAL))
+
+
+@dataclass(frozen=True, slots=True)
+class NLIPrediction:
+    """Probabilities per pair; ``contradiction`` is NaN for entailment/not-entailment models."""
+
+    entailment: np.ndarray
+    contradiction: np.ndarray
+    #: model tokens processed (no padding), for cost reporting
+    tokens: int
+
+
+class NLIScorer:
+    """Scores (premise, hypothesis) pairs with an NLI cross-encoder.
+
+    >>> nli = NLIScorer("path/to/nli-model")                  # doctest: +SKIP
+    >>> nli.predict(["The sky is blue."], ["The sky has a colour."]).entailment  # doctest: +SKIP
+    array([0.97], dtype=float32)
+
+    ``model`` is a local directory or a hub id (needs network). The label order comes from the
+    model's ``config.json``. Loading is lazy and thread-safe: the model loads on first use.
+    Batches are length-sorted and padded to their longest row only.
+    """
+
+    def __init__(
+        self,
+        model: str | Path,
+        *,
+        backend: str = "onnx",
+        batch_size: int = 32,
+        max_length: int | None = None,
+        threads: int | None = None,
+        onnx_file: str | None = None,
+        id2label: Mapping[Any, str] | None = None,
+    ) -> None:
+        if backend not in BACKENDS:
+            raise ConfigurationError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        if batch_size < 1:
+            raise ConfigurationError(f"batch_size must be >= 1, got {batch_size}")
+        self.model_ref = model
+        self.backend_name = backend
+        self.batch_size = batch_size
+        self._max_length = max_length
+        self._threads = threads
+        self._onnx_file = onnx_file
+        self._id2label = id2label
+        self._lock = threading.Lock()
+        self._loaded: tuple[Path, Tokenizer, Backend, LabelMap, int, dict[str, Any]] | None = None
+
+    # ------------------------------------------------------------------ loading
+    def _load(self) -> tuple[Path, Tokenizer, Backend, LabelMap, int, dict[str, Any]]:
+        loaded = self._loaded
+        if loaded is not None:
+            return loaded
+        with self._lock:
+            if self._loaded is None:
+                model_dir = resolve_model_dir(self.model_ref)
+                config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+                id2label = self._id2label or config.get("id2label")
+                if not id2label:
+                    raise ModelLoadError(f"{model_dir}/config.json has no id2label; pass id2label= to NLIScorer")
+                labels = LabelMap.from_id2label(id2label, f"{model_dir}/config.json")
+                positions = int(config.get("max_position_embeddings", 512))
+                max_length = min(self._max_length or 512, positions)
+                tokenizer = Tokenizer(model_dir)
+                backend = make_backend(
+                    self.backend_name, model_dir, "sequence-classification", onnx_file=self._onnx_file, threads=self._threads
+                )
+                extra_path = model_dir / "guardrail.json"
+                extra = json.loads(extra_path.read_text(encoding="utf-8")) if extra_path.exists() else {}
+                self._loaded = (model_dir, tokenizer, backend, labels, max_length, extra)
+            return self._loaded
+
+    @property
+    def model_dir(self) -> Path:
+        return self._load()[0]
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        return self._load()[1]
+
+    @property
+    def labels(self) -> LabelMap:
+        return self._load()[3]
+
+    @property
+    def max_length(self) -> int:
+        """Longest (premise, hypothesis) pair in tokens, special tokens included."""
+        return self._load()[4]
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """Contents of ``guardrail.json`` shipped beside the model (threshold, calibration), or ``{}``."""
+        return self._load()[5]
+
+    # ------------------------------------------------------------------ scoring
+    def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> NLIPrediction:
+        """Entailment (and contradiction) probability for each (premise, hypothesis) pair.
+
+        Raises :class:`InputError` for a pair longer than ``max_length``: callers window long
+        premises first (see ``guardrail.text.sentence_windows``) so nothing is truncated silently.
+        """
+        if len(premises) != len(hypotheses):
+            raise InputError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
+        n = len(premises)
+        if n == 0:
+            empty = np.zeros(0, dtype=np.float32)
+            return NLIPrediction(empty, empty.copy(), 0)
+        _, tokenizer, backend, labels, max_length, _ = self._load()
+        encs = tokenizer.encode_raw(premises, hypotheses)
+        lengths = np.array([len(e.ids) for e in encs])
+        too_long = np.flatnonzero(lengths > max_length)
+        if too_long.size:
+            i = int(too_long[0])
+            raise InputError(
+                f"pair {i} is {int(lengths[i])} tokens, over the model's max_length {max_length}; "
+                "split the premise with guardrail.text.sentence_windows before scoring"
+            )
+        order = np.argsort(lengths, kind="stable")
+        probs = np.empty((n, labels.num_labels), dtype=np.float32)
+        for start in range(0, n, self.batch_size):
+            idx = order[start : start + self.batch_size]
+            logits = backend.run(tokenizer.pad([encs[i] for i in idx]))
+            if logits.shape[-1] != labels.num_labels:
+                raise ModelLoadError(
+                    f"model returned {logits.shape[-1]} logits but config.json id2label has {labels.num_labels} labels"
+                )
+            probs[idx] = _softmax(logits)
+        contra = probs[:, labels.contradiction] if labels.contradiction is not None else np.full(n, np.nan, np.float32)
+        return NLIPrediction(probs[:, labels.entailment].copy(), np.asarray(contra).copy(), int(lengths.sum()))
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    z = x - x.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)

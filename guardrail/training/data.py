@@ -1,0 +1,102 @@
+"""Training data for the NLI cross-encoder: the shared pool, a held-out split, a sampled mix.
+
+Every pair carries its `task`, which decides how it is supervised: 3-way tasks train all three
+classes; 2-way tasks (entailment / not_entailment) only constrain the entailment probability,
+so a "not entailment" row never pretends to know whether it is neutral or a contradiction.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import random
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
+
+#: tasks supervised on the three classes
+THREE_WAY_TASKS = frozenset({"nli3", "fact3"})
+#: tasks supervised on entailment vs not (the label "not_entailment", or any non-entailment label)
+TWO_WAY_TASKS = frozenset({"nli2", "fact2", "qa2", "para2"})
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    premise: str
+    hypothesis: str
+    #: index into LABELS for 3-way rows; for 2-way rows 0 = entailment, 1 = not entailment
+    label: int
+    two_way: bool
+    dataset: str
+    id: str
+
+
+def is_held_out(dataset: str, row_id: str, percent: float) -> bool:
+    """Deterministic held-out membership by (dataset, id): stable across runs, machines and mixes."""
+    digest = hashlib.sha1(f"{dataset}\x00{row_id}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") % 10_000 < percent * 100
+
+
+def read_rows(path: Path) -> Iterator[dict[str, object]]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def to_pair(row: Mapping[str, object]) -> Pair | None:
+    task = str(row["task"])
+    label = str(row["label"])
+    premise, hypothesis = str(row["premise"]).strip(), str(row["hypothesis"]).strip()
+    if not premise or not hypothesis:
+        return None
+    if task in THREE_WAY_TASKS and label in LABELS:
+        return Pair(premise, hypothesis, LABELS.index(label), False, str(row["dataset"]), str(row["id"]))
+    if task in TWO_WAY_TASKS:
+        return Pair(premise, hypothesis, 0 if label == "entailment" else 1, True, str(row["dataset"]), str(row["id"]))
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Mix:
+    train: list[Pair]
+    held_out: list[Pair]
+
+
+def build_mix(
+    data_dir: Path,
+    datasets: Mapping[str, int],
+    *,
+    held_out_percent: float,
+    held_out_max_per_dataset: int,
+    seed: int,
+) -> Mix:
+    """Sample at most ``datasets[name]`` training pairs from each ``data_dir/name.jsonl.gz``.
+
+    Rows whose (dataset, id) hash falls in the held-out share are never trained on; up to
+    ``held_out_max_per_dataset`` of them per dataset form the model-selection split.
+    """
+    rng = random.Random(seed)
+    train: list[Pair] = []
+    held: list[Pair] = []
+    for name, limit in sorted(datasets.items()):
+        path = data_dir / f"{name}.jsonl.gz"
+        if not path.exists():
+            raise FileNotFoundError(f"training dataset {name!r} not found at {path}; check `data_dir` in the config")
+        tr: list[Pair] = []
+        ho: list[Pair] = []
+        for row in read_rows(path):
+            pair = to_pair(row)
+            if pair is None:
+                continue
+            (ho if is_held_out(pair.dataset, pair.id, held_out_percent) else tr).append(pair)
+        rng.shuffle(tr)
+        rng.shuffle(ho)
+        train.extend(tr[:limit])
+        held.extend(ho[:held_out_max_per_dataset])
+    rng.shuffle(train)
+    return Mix(train, held)

