@@ -246,5 +246,19 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+#: words of pleasantries ("Sure!", "Hope this helps.") that make no claim about the context
+FILLER_WORDS = frozenset(
+    """
+    sure ok okay certainly absolutely thanks thank hello hi hey great glad happy help helps hope course welcome
+    please question good let
+    """.split()
+)
+
+
+def is_claim(text: str) -> bool:
+    """False for sentences with no content word beyond pleasantries ("Sure!", "Hope this helps.")."""
+    return any(w not in FILLER_WORDS for w in content_words(text))
+
+
 def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w not in STOPWORDS]

@@ -24,7 +24,7 @@ from guardrail.checks.grounding import context_terms, coverage, unsupported_term
 from guardrail.checks.premises import PREMISE_MODES, ContextIndex, Premise, PremiseMode, rank_units
 from guardrail.errors import ConfigurationError, InputError
 from guardrail.scorers.nli import NLIScorer
-from guardrail.text import Span, content_words, split_sentences, token_windows, words
+from guardrail.text import Span, content_words, is_claim, split_sentences, token_windows, words
 
 QuestionContext = Literal["auto", "always", "never"]
 QUESTION_CONTEXTS: tuple[QuestionContext, ...] = ("auto", "always", "never")
@@ -165,7 +165,7 @@ class FaithfulnessCheck:
             hyp = f"{q} {text}" if use_q else text
             if use_q and tok.count(hyp) > hyp_budget:
                 hyp = text
-            check = len(pieces) == 1 or bool(content_words(text))
+            check = len(pieces) == 1 or is_claim(text)
             items.append(_Item(span, text, hyp, check))
         return items
 

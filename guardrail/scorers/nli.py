@@ -16,6 +16,21 @@ from guardrail.scorers.backends import BACKENDS, Backend, make_backend
 from guardrail.scorers.hub import resolve_model_dir
 from guardrail.scorers.tokenizer import Tokenizer
 
+#: where the trained default model lives inside the package (shipped by the training pipeline)
+DEFAULT_NLI_MODEL = Path(__file__).resolve().parent.parent / "models" / "nli-minilm-l6"
+
+
+def default_nli_model() -> Path:
+    """The shipped NLI model directory; a clear error if this build has none."""
+    if (DEFAULT_NLI_MODEL / "config.json").exists():
+        return DEFAULT_NLI_MODEL
+    raise ModelLoadError(
+        "this guardrail build ships no default NLI model yet; point it at any Hugging Face NLI model "
+        "directory: --nli-model DIR, GUARDRAIL_NLI_MODEL=DIR, or NLIScorer('DIR') "
+        "(an ONNX file in DIR runs without torch; otherwise use --backend torch)"
+    )
+
+
 _ENTAIL = ("entailment", "entails", "entailed", "entail", "supported", "supports", "support", "consistent")
 _CONTRA = ("contradiction", "contradicts", "contradict", "contradictory", "refuted", "refutes", "refute")
 _NOT_ENTAIL = ("not_entailment", "not entailment", "non_entailment", "non-entailment", "not_entailed")

@@ -236,8 +236,11 @@ class Trainer:
         return {"best_entailment_auroc": best, "steps": step, "pairs": seen_pairs, "history": history}
 
 
-def run(config_path: Path, out_dir: Path) -> dict[str, Any]:
+def run(config_path: Path, out_dir: Path, corpus: str | None = None) -> dict[str, Any]:
     cfg = TrainConfig.load(config_path)
+    if corpus:
+        cfg.corpus = corpus
+        cfg.corpus_pairs = cfg.corpus_pairs or 5000
     out_dir.mkdir(parents=True, exist_ok=True)
     mix = build_mix(
         Path(cfg.data_dir),

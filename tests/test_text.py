@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import pytest
+
+from guardrail.text import sentence_windows, split_sentences, token_windows
+
+
+def sents(text: str) -> list[str]:
+    return [s.of(text) for s in split_sentences(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Dr. Smith paid $3.50. Then he left!", ["Dr. Smith paid $3.50.", "Then he left!"]),
+        ("The U.S. economy grew 2.5% in 2023. J. K. Rowling wrote it.", ["The U.S. economy grew 2.5% in 2023.", "J. K. Rowling wrote it."]),
+        ("Refunds take 30 days, e.g. for books. Call us.", ["Refunds take 30 days, e.g. for books.", "Call us."]),
+        ('He said "Stop." Then he left.', ['He said "Stop."', "Then he left."]),
+        ('"Why?" she asked. He ran.', ['"Why?" she asked.', "He ran."]),
+        ("Steps:\n1. Open the box.\n2. Remove the item.", ["Steps:", "1. Open the box.", "2. Remove the item."]),
+        ("- first point\n- second point", ["- first point", "- second point"]),
+        ("This line is hard\nwrapped in the middle. Next one.", ["This line is hard\nwrapped in the middle.", "Next one."]),
+        ("Run:\n```python\nx = 1. \nprint(x)\n```\nThat prints 1.", ["Run:", "```python\nx = 1. \nprint(x)\n```", "That prints 1."]),
+        ("in the 19th century.First for Women is a magazine.", ["in the 19th century.", "First for Women is a magazine."]),
+        ("See https://example.com/A.Html for details.", ["See https://example.com/A.Html for details."]),
+        ("Version 3.14 shipped. Pi is 3.14159.", ["Version 3.14 shipped.", "Pi is 3.14159."]),
+        ("Wait... Really? Yes!", ["Wait...", "Really?", "Yes!"]),
+        ("", []),
+        ("   \n\n  ", []),
+        ("Delhi", ["Delhi"]),
+    ],
+)
+def test_split_sentences(text: str, expected: list[str]) -> None:
+    assert sents(text) == expected
+
+
+def test_spans_are_exact_offsets() -> None:
+    text = "  First one.  Second one!\n\nThird?  "
+    spans = split_sentences(text)
+    assert [text[s.start : s.end] for s in spans] == ["First one.", "Second one!", "Third?"]
+
+
+def _char_tokens(text: str) -> list[tuple[int, int]]:
+    # one token per word: offsets like a tokenizer's
+    import re
+
+    return [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+
+
+def test_token_windows_cover_everything_with_overlap() -> None:
+    text = " ".join(f"w{i}" for i in range(103))
+    windows = token_windows(text, _char_tokens, max_tokens=10, stride=7)
+    assert all(len(_char_tokens(w.of(text))) <= 10 for w in windows)
+    covered = set()
+    for w in windows:
+        covered.update(w.of(text).split())
+    assert covered == set(text.split())
+    assert windows[-1].end == len(text)
+    # consecutive windows overlap by max_tokens - stride tokens
+    assert windows[0].of(text).split()[-3:] == windows[1].of(text).split()[:3]
+
+
+def test_sentence_windows_never_truncate() -> None:
+    sentences = [f"Sentence number {i} says fact {i}." for i in range(40)]
+    long_one = " ".join(f"x{i}" for i in range(50)) + "."
+    text = " ".join(sentences[:20] + [long_one] + sentences[20:])
+    spans = split_sentences(text)
+    count = lambda s: len(_char_tokens(s))  # noqa: E731
+    windows = sentence_windows(text, spans, count, _char_tokens, max_tokens=24)
+    assert all(count(w.of(text)) <= 24 for w in windows)
+    joined = " ".join(w.of(text) for w in windows)
+    for tok in text.split():
+        assert tok in joined.split()
+    assert windows[-1].end == spans[-1].end
+
+
+def test_token_windows_rejects_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="stride"):
+        token_windows("a b", _char_tokens, 2, 3)
