@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from guardrail.errors import MissingDependencyError
+from guardrail.stats import auroc
 from guardrail.training.data import LABELS, Mix, Pair, build_mix
 
 try:
@@ -92,26 +93,6 @@ def multitask_loss(logits: "torch.Tensor", labels: "torch.Tensor", two_way: "tor
     return torch.where(two_way, two, three).mean()
 
 
-def auroc(scores: Sequence[float], positives: Sequence[bool]) -> float:
-    s = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(positives, dtype=bool)
-    n_pos, n_neg = int(y.sum()), int((~y).sum())
-    if n_pos == 0 or n_neg == 0:
-        return float("nan")
-    ranks = np.empty(len(s))
-    order = np.argsort(s, kind="mergesort")
-    sorted_s = s[order]
-    # average ranks for ties
-    i = 0
-    while i < len(s):
-        j = i
-        while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
-
-
 class Trainer:
     def __init__(self, config: TrainConfig, out_dir: Path) -> None:
         self.config = config
@@ -144,6 +125,8 @@ class Trainer:
 
     @torch.no_grad()
     def evaluate(self, pairs: Sequence[Pair]) -> dict[str, float]:
+        if not pairs:
+            return {"loss": float("nan"), "entailment_auroc": float("nan"), "acc3": float("nan")}
         self.model.eval()
         p_e: list[float] = []
         correct = 0
@@ -218,7 +201,7 @@ class Trainer:
                     history.append(metrics)
                     bar.write(json.dumps(metrics))
                     state = {"config": asdict(cfg), "history": history}
-                    if metrics["entailment_auroc"] > best:
+                    if not mix.held_out or metrics["entailment_auroc"] > best:
                         best = metrics["entailment_auroc"]
                         bad_evals = 0
                         self.save(self.out_dir / "best", state)
@@ -252,7 +235,11 @@ def run(config_path: Path, out_dir: Path, corpus: str | None = None) -> dict[str
     if cfg.corpus:
         from guardrail.training.synthetic import corpus_pairs
 
-        mix.train.extend(corpus_pairs(Path(cfg.corpus), cfg.corpus_pairs, seed=cfg.seed))
+        from guardrail.training.data import is_held_out
+
+        synthetic = corpus_pairs(Path(cfg.corpus), cfg.corpus_pairs, seed=cfg.seed)
+        mix.train.extend(p for p in synthetic if not is_held_out(p.dataset, p.id, cfg.held_out_percent))
+        mix.held_out.extend(p for p in synthetic if is_held_out(p.dataset, p.id, cfg.held_out_percent))
         random.Random(cfg.seed).shuffle(mix.train)
     held_ids = sorted(f"{p.dataset}:{p.id}" for p in mix.held_out)
     (out_dir / "held_out_ids.txt").write_text("\n".join(held_ids) + "\n", encoding="utf-8")
