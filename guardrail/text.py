@@ -227,6 +227,14 @@ def sentence_windows(
 
 # --------------------------------------------------------------------------- words
 
+#: how a short answer is read together with its question, in the check and in training
+#: (the format of the multiple-choice reading QA pairs of the training pool)
+QA_FORMAT = "Q: {question} A: {answer}"
+
+
+def qa_hypothesis(question: str, answer: str) -> str:
+    return QA_FORMAT.format(question=question.strip(), answer=answer.strip())
+
 _WORD = re.compile(r"[A-Za-z0-9À-ÖØ-öø-ÿ]+(?:['’.-][A-Za-z0-9À-ÖØ-öø-ÿ]+)*")
 
 STOPWORDS = frozenset(

@@ -82,7 +82,7 @@ def test_no_contexts_means_unsupported(nli: NLIScorer) -> None:
 def test_short_answer_is_read_with_its_question(nli: NLIScorer) -> None:
     q = "Which city hosted the 2010 summit?"
     auto = FaithfulnessCheck(nli).run(q, ["The 2010 summit took place in Delhi."], "Delhi")
-    assert auto.sentences[0].hypothesis == f"{q} Delhi"
+    assert auto.sentences[0].hypothesis == f"Q: {q} A: Delhi"
     never = FaithfulnessCheck(nli, FaithfulnessConfig(question_context="never")).run(q, ["x."], "Delhi")
     assert never.sentences[0].hypothesis == "Delhi"
     long = FaithfulnessCheck(nli).run(q, ["x."], "The summit was in Delhi. It was hosted by India.")

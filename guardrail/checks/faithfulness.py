@@ -7,9 +7,9 @@ context sentence inside it, entailment and contradiction probabilities, and chea
 signals (coverage, unsupported numbers/names).
 
 Short answers ("Delhi", "Yes, within 30 days") are not claims on their own. When the response is
-a single short sentence and a question is given, the hypothesis is the question followed by the
-answer ("Which city hosts the summit? Delhi"), which NLI models judge far better than "Delhi"
-alone (measured in ``benchmarks/quality.py --question-context``).
+a single short sentence and a question is given, the hypothesis is "Q: {question} A: {answer}"
+("Q: Which city hosts the summit? A: Delhi"), the format of the reading-comprehension pairs the
+default model is trained on (measured in ``benchmarks/quality.py --question-context``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from guardrail.checks.grounding import context_terms, coverage, unsupported_term
 from guardrail.checks.premises import PREMISE_MODES, ContextIndex, Premise, PremiseMode, rank_units
 from guardrail.errors import ConfigurationError, InputError
 from guardrail.scorers.nli import NLIScorer
-from guardrail.text import Span, content_words, is_claim, split_sentences, token_windows, words
+from guardrail.text import Span, content_words, is_claim, qa_hypothesis, split_sentences, token_windows, words
 
 QuestionContext = Literal["auto", "always", "never"]
 QUESTION_CONTEXTS: tuple[QuestionContext, ...] = ("auto", "always", "never")
@@ -162,7 +162,7 @@ class FaithfulnessCheck:
             text = span.of(response)
             short = len(pieces) == 1 and len(words(text)) <= cfg.short_answer_words
             use_q = bool(q) and (cfg.question_context == "always" or (cfg.question_context == "auto" and short))
-            hyp = f"{q} {text}" if use_q else text
+            hyp = qa_hypothesis(q, text) if use_q else text
             if use_q and tok.count(hyp) > hyp_budget:
                 hyp = text
             check = len(pieces) == 1 or is_claim(text)

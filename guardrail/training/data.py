@@ -15,12 +15,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from guardrail.text import QA_FORMAT
+
 LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
 
 #: tasks supervised on the three classes
 THREE_WAY_TASKS = frozenset({"nli3", "fact3"})
 #: tasks supervised on entailment vs not (the label "not_entailment", or any non-entailment label)
-TWO_WAY_TASKS = frozenset({"nli2", "fact2", "qa2", "para2"})
+TWO_WAY_TASKS = frozenset({"nli2", "fact2", "qa2", "para2", "mcqa2"})
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,17 +51,26 @@ def read_rows(path: Path) -> Iterator[dict[str, object]]:
                 yield json.loads(line)
 
 
-def to_pair(row: Mapping[str, object]) -> Pair | None:
+def to_pairs(row: Mapping[str, object]) -> list[Pair]:
     task = str(row["task"])
     label = str(row["label"])
     premise, hypothesis = str(row["premise"]).strip(), str(row["hypothesis"]).strip()
+    dataset, row_id = str(row["dataset"]), str(row["id"])
     if not premise or not hypothesis:
-        return None
+        return []
     if task in THREE_WAY_TASKS and label in LABELS:
-        return Pair(premise, hypothesis, LABELS.index(label), False, str(row["dataset"]), str(row["id"]))
+        return [Pair(premise, hypothesis, LABELS.index(label), False, dataset, row_id)]
     if task in TWO_WAY_TASKS:
-        return Pair(premise, hypothesis, 0 if label == "entailment" else 1, True, str(row["dataset"]), str(row["id"]))
-    return None
+        return [Pair(premise, hypothesis, 0 if label == "entailment" else 1, True, dataset, row_id)]
+    if task == "boolq" and label in ("entailment", "contradiction"):
+        # a yes/no question becomes two short answers: the right one is entailed, the wrong one contradicted
+        question = hypothesis.rstrip("?") + "?"
+        yes_right = label == "entailment"
+        return [
+            Pair(premise, QA_FORMAT.format(question=question, answer="yes"), 0 if yes_right else 2, False, dataset, row_id),
+            Pair(premise, QA_FORMAT.format(question=question, answer="no"), 2 if yes_right else 0, False, dataset, row_id),
+        ]
+    return []
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +102,8 @@ def build_mix(
         tr: list[Pair] = []
         ho: list[Pair] = []
         for row in read_rows(path):
-            pair = to_pair(row)
-            if pair is None:
-                continue
-            (ho if is_held_out(pair.dataset, pair.id, held_out_percent) else tr).append(pair)
+            for pair in to_pairs(row):
+                (ho if is_held_out(pair.dataset, pair.id, held_out_percent) else tr).append(pair)
         rng.shuffle(tr)
         rng.shuffle(ho)
         train.extend(tr[:limit])

@@ -1,0 +1,80 @@
+"""Check latency on CPU: median and p95 per request, per check, candidates vs exhaustive premises.
+
+Requests are real rows of the dev benchmarks (BEGIN: one ~150-word knowledge chunk and a dialogue
+reply; HaluEval: a short context and answer) plus a RAG-shaped request built from TREC-DL passages
+(5 retrieved chunks, a 4-sentence answer).
+
+    python benchmarks/latency.py [--nli-model DIR] [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from guardrail.checks.evaluator import Evaluator
+from guardrail.checks.faithfulness import FaithfulnessConfig
+from guardrail.scorers.embedding import EmbeddingScorer
+from guardrail.scorers.nli import NLIScorer, default_nli_model
+
+
+def rag_requests(data: Path, n: int) -> list[tuple[str, list[str], str]]:
+    with gzip.open(data / "retrieval_trecdl19" / "corpus.jsonl.gz", "rt", encoding="utf-8") as fh:
+        passages = [json.loads(line)["text"] for _, line in zip(range(5 * n + 50), fh)]
+    queries = [json.loads(line)["text"] for line in open(data / "retrieval_trecdl19" / "queries.jsonl", encoding="utf-8")]
+    out = []
+    for i in range(n):
+        chunks = passages[5 * i : 5 * i + 5]
+        answer = " ".join(chunks[0].split(". ")[:2]) + ". " + chunks[1].split(". ")[0] + ". It is widely used today."
+        out.append((queries[i % len(queries)], chunks, answer))
+    return out
+
+
+def bench_rows(path: Path, n: int) -> list[tuple[str, list[str], str]]:
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for _, line in zip(range(n), fh)]
+    return [(r["question"], r["contexts"], r["response"]) for r in rows]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", type=Path, default=Path("../shared/data/bench"))
+    ap.add_argument("--nli-model")
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("-n", type=int, default=40)
+    args = ap.parse_args()
+    nli = NLIScorer(args.nli_model or default_nli_model(), threads=args.threads)
+    emb = EmbeddingScorer(threads=args.threads)
+    sets = {
+        "begin_dev": bench_rows(args.data / "begin_dev.jsonl.gz", args.n),
+        "halueval_qa": bench_rows(args.data / "halueval_qa_dev.jsonl.gz", args.n),
+        "rag 5 chunks": rag_requests(args.data, args.n),
+    }
+    print(f"{'requests':<14} {'mode':<11} {'total p50':>9} {'p95':>7} | {'faith p50':>9} {'retr p50':>8} {'resp p50':>8} | {'pairs':>5} {'tokens':>6}")
+    for mode in ("candidates", "exhaustive"):
+        ev = Evaluator(nli=nli, embedder=emb, faithfulness=FaithfulnessConfig(mode=mode))
+        ev.evaluate(*sets["begin_dev"][0])  # load models, warm up
+        for name, reqs in sets.items():
+            totals, faith, retr, resp, pairs, tokens = [], [], [], [], [], []
+            for q, c, r in reqs:
+                t0 = time.perf_counter()
+                res = ev.evaluate(q, c, r)
+                totals.append(time.perf_counter() - t0)
+                faith.append(res.timings.faithfulness)
+                retr.append(res.timings.retrieval_relevance)
+                resp.append(res.timings.response_relevance)
+                pairs.append(res.faithfulness.pairs)
+                tokens.append(res.faithfulness.model_tokens)
+            ms = lambda xs: statistics.median(xs) * 1000  # noqa: E731
+            print(f"{name:<14} {mode:<11} {ms(totals):8.1f}ms {np.percentile(totals, 95) * 1000:6.1f}ms | "
+                  f"{ms(faith):8.1f}ms {ms(retr):7.1f}ms {ms(resp):7.1f}ms | {statistics.mean(pairs):5.1f} {statistics.mean(tokens):6.0f}")
+
+
+if __name__ == "__main__":
+    main()
