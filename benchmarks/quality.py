@@ -90,6 +90,7 @@ def main() -> None:
     ap.add_argument("--question-context", default="auto", choices=["auto", "always", "never"])
     ap.add_argument("--top-k", type=int, default=FaithfulnessConfig().top_k)
     ap.add_argument("--threshold", type=float, help="faithfulness below this is flagged (default: the model's stored threshold, else 0.5)")
+    ap.add_argument("--no-calibration", action="store_true", help="score with the raw NLI entailment only")
     ap.add_argument("--save", type=Path, help="write per-row scores and signals as JSONL")
     args = ap.parse_args()
 
@@ -97,11 +98,10 @@ def main() -> None:
     y = np.array([int(r["label"]) == 1 for r in rows])
     groups = np.array([group_of(str(r["id"])) for r in rows])
     nli = NLIScorer(args.nli_model or default_nli_model(), backend=args.backend, onnx_file=args.onnx_file)
-    config = FaithfulnessConfig(mode=args.mode, question_context=args.question_context, top_k=args.top_k)
-    check = FaithfulnessCheck(nli, config)
-    threshold = args.threshold if args.threshold is not None else float(nli.metadata.get("threshold", 0.5))
+    config = FaithfulnessConfig(mode=args.mode, question_context=args.question_context, top_k=args.top_k, threshold=args.threshold)
+    check = FaithfulnessCheck(nli, config, calibrator=None if args.no_calibration else "auto")
 
-    faith, latencies, tokens, pairs = [], [], 0, 0
+    faith, nli_only, latencies, tokens, pairs = [], [], [], 0, 0
     saved = []
     for r in rows:
         t0 = time.perf_counter()
@@ -109,6 +109,7 @@ def main() -> None:
         latencies.append(time.perf_counter() - t0)
         score = 1.0 if res.score is None else res.score
         faith.append(score)
+        nli_only.append(1.0 if res.nli_score is None else res.nli_score)
         tokens += res.model_tokens
         pairs += res.pairs
         if args.save:
@@ -126,7 +127,9 @@ def main() -> None:
           f"model {nli.model_dir.name} ({args.backend}), mode={args.mode}, question_context={args.question_context}")
     print(f"cost: {pairs / len(rows):.1f} NLI pairs and {tokens / len(rows):.0f} model tokens per row; "
           f"latency median {statistics.median(latencies) * 1000:.1f} ms, p95 {np.percentile(latencies, 95) * 1000:.1f} ms per row")
-    results = [report("faithfulness (1 - score)", 1 - f, y, groups, 1 - threshold)]
+    results = [report("faithfulness (1 - score)" + (", calibrated" if check.calibrator else ""), 1 - f, y, groups, 1 - check.threshold)]
+    if check.calibrator:
+        results.append(report("NLI only (1 - mean entailment)", 1 - np.array(nli_only), y, groups, None))
     results.append(report("baseline: answer length (chars)", np.array([length_baseline(r) for r in rows]), y, groups, None))
     results.append(report("baseline: lexical overlap (absent)", np.array([overlap_baseline(r) for r in rows]), y, groups, None))
     if args.save:

@@ -23,7 +23,13 @@ import numpy as np
 
 from guardrail.checks.relevance import RelevanceConfig
 from guardrail.scorers.embedding import EmbeddingScorer
-from guardrail.stats import auroc, balanced_accuracy, best_threshold, bootstrap_ci, ndcg_at_k
+from guardrail.stats import (
+    auroc,
+    balanced_accuracy,
+    best_threshold,
+    bootstrap_ci,
+    ndcg_at_k,
+)
 from guardrail.text import content_words, words
 
 

@@ -28,7 +28,13 @@ from guardrail.errors import (
     ModelLoadError,
 )
 from guardrail.scorers.embedding import DEFAULT_EMBEDDING_MODEL, EmbeddingScorer
-from guardrail.scorers.nli import DEFAULT_NLI_MODEL, LabelMap, NLIPrediction, NLIScorer, default_nli_model
+from guardrail.scorers.nli import (
+    DEFAULT_NLI_MODEL,
+    LabelMap,
+    NLIPrediction,
+    NLIScorer,
+    default_nli_model,
+)
 from guardrail.text import Span, split_sentences
 
 __version__ = "0.1.0"

@@ -105,7 +105,7 @@ def _print_table(results: Sequence[tuple[Record, Any]], out: TextIO) -> None:
     ids = [str(r.id) for r, _ in results]
     w = max([2, *map(len, ids)])
     out.write(f"{'id':<{w}}  faithful  retrieval  response  unsupported\n")
-    for (rec, ev), rid in zip(results, ids):
+    for (_rec, ev), rid in zip(results, ids):
         faith = ev.faithfulness
         unsupported = len(faith.unsupported) if faith else 0
         checked = sum(1 for s in faith.sentences if s.checked) if faith else 0
@@ -194,6 +194,17 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from guardrail.training.calibrate import calibrate, load_rows
+
+    rows = load_rows([Path(b) for b in args.bench], exclude=args.exclude or (), only=args.only or ())
+    if not rows:
+        raise InputError("no rows left to calibrate on after --exclude/--only")
+    meta = calibrate(Path(args.model), rows, mode=args.mode)
+    print(json.dumps(meta, indent=2))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="guardrail", description="Real-time guardrails for RAG answers.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -216,6 +227,14 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--task", choices=["sequence-classification", "feature-extraction"], default="sequence-classification")
     export.add_argument("--int8", action="store_true", help="also write a dynamically quantized model.int8.onnx")
     export.set_defaults(func=cmd_export)
+
+    cal = sub.add_parser("calibrate", help="fit the calibrated score and threshold into MODEL/guardrail.json")
+    cal.add_argument("model", help="NLI model directory (with an ONNX file)")
+    cal.add_argument("--bench", nargs="+", required=True, help="labelled JSONL(.gz) files in the common format")
+    cal.add_argument("--exclude", nargs="*", help="drop rows where these fields are true (keep evaluation rows out)")
+    cal.add_argument("--only", nargs="*", help="keep only rows where these fields are true")
+    cal.add_argument("--mode", choices=["candidates", "exhaustive"], default="candidates")
+    cal.set_defaults(func=cmd_calibrate)
 
     train = sub.add_parser("train", help="fine-tune an NLI cross-encoder (needs guardrail[train])")
     train.add_argument("--config", required=True, help="JSON training config, e.g. configs/nli-minilm-l6.json")

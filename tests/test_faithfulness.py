@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from guardrail.checks.faithfulness import FaithfulnessCheck, FaithfulnessConfig
-from guardrail.checks.grounding import unsupported_terms, context_terms
+from guardrail.checks.grounding import context_terms, unsupported_terms
 from guardrail.errors import ConfigurationError, InputError
 from guardrail.scorers.nli import NLIScorer
 

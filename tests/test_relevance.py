@@ -3,7 +3,11 @@ from __future__ import annotations
 import pytest
 
 from guardrail.checks.evaluator import Evaluator
-from guardrail.checks.relevance import RelevanceCheck, RelevanceConfig, context_precision
+from guardrail.checks.relevance import (
+    RelevanceCheck,
+    RelevanceConfig,
+    context_precision,
+)
 from guardrail.errors import ConfigurationError
 from guardrail.scorers.embedding import EmbeddingScorer
 

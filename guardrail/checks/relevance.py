@@ -111,7 +111,7 @@ class RelevanceCheck:
             else:
                 chunk_scores[c] = max(chunk_scores[c], float(sim))
         chunks = tuple(
-            ChunkRelevance(i, _clip(s), _clip(s) >= cfg.chunk_threshold) for i, s in enumerate(chunk_scores)
+            ChunkRelevance(i, _clip(float(s)), _clip(float(s)) >= cfg.chunk_threshold) for i, s in enumerate(chunk_scores)
         )
         relevancy = None
         if cfg.context_relevancy:

@@ -23,7 +23,11 @@ _COPY = (
 def export_onnx(model_dir: Path, out_dir: Path, task: Task = "sequence-classification", *, opset: int = 17) -> Path:
     try:
         import torch
-        from transformers import AutoModel, AutoModelForSequenceClassification, AutoTokenizer
+        from transformers import (
+            AutoModel,
+            AutoModelForSequenceClassification,
+            AutoTokenizer,
+        )
     except ImportError as exc:
         raise MissingDependencyError("exporting needs torch and transformers: pip install 'guardrail[torch]'") from exc
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ import math
 import random
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,6 @@ from guardrail.training.data import LABELS, Mix, Pair, build_mix
 try:
     import numpy as np
     import torch
-    import torch.nn.functional as F
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise MissingDependencyError(
@@ -233,9 +232,8 @@ def run(config_path: Path, out_dir: Path, corpus: str | None = None) -> dict[str
         seed=cfg.seed,
     )
     if cfg.corpus:
-        from guardrail.training.synthetic import corpus_pairs
-
         from guardrail.training.data import is_held_out
+        from guardrail.training.synthetic import corpus_pairs
 
         synthetic = corpus_pairs(Path(cfg.corpus), cfg.corpus_pairs, seed=cfg.seed)
         mix.train.extend(p for p in synthetic if not is_held_out(p.dataset, p.id, cfg.held_out_percent))

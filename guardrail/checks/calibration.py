@@ -1,0 +1,91 @@
+"""Calibrated sentence support: a small logistic model over the NLI probabilities and the cheap
+grounding signals, stored with the model (``guardrail.json``) and applied per sentence.
+
+Features of a sentence (all visible in its evidence):
+
+- ``logit_entailment``: logit of the best entailment probability;
+- ``logit_contradiction``: logit of the contradiction probability at the best premise (0 for 2-label models);
+- ``coverage``: share of the sentence's content words found in its best premise;
+- ``context_coverage``: share found anywhere in the contexts;
+- ``unsupported``: 1 when a number, date or name of the sentence is nowhere in the contexts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from guardrail.errors import ModelLoadError
+
+FEATURES: tuple[str, ...] = ("logit_entailment", "logit_contradiction", "coverage", "context_coverage", "unsupported")
+
+
+def _logit(p: float | None) -> float:
+    if p is None or math.isnan(p):
+        return 0.0
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+def sentence_features(
+    entailment: float, contradiction: float | None, coverage: float, context_coverage: float, unsupported: bool
+) -> dict[str, float]:
+    return {
+        "logit_entailment": _logit(entailment),
+        "logit_contradiction": _logit(contradiction),
+        "coverage": coverage,
+        "context_coverage": context_coverage,
+        "unsupported": 1.0 if unsupported else 0.0,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Calibrator:
+    """``P(supported) = sigmoid(bias + sum(weight * feature))``."""
+
+    features: tuple[str, ...]
+    weights: tuple[float, ...]
+    bias: float
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Calibrator":
+        try:
+            features = tuple(data["features"])
+            weights = tuple(float(w) for w in data["weights"])
+            bias = float(data["bias"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelLoadError(f"invalid calibration in guardrail.json ({exc}); expected features, weights, bias") from exc
+        unknown = set(features) - set(FEATURES)
+        if unknown or len(features) != len(weights):
+            raise ModelLoadError(f"calibration features {features} do not match weights or known features {FEATURES}")
+        return cls(features, weights, bias)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"features": list(self.features), "weights": list(self.weights), "bias": self.bias}
+
+    def __call__(self, features: Mapping[str, float]) -> float:
+        z = self.bias + sum(w * features[f] for f, w in zip(self.features, self.weights))
+        return 1.0 / (1.0 + math.exp(-z)) if z > -500 else 0.0
+
+
+def fit_logistic(x: Sequence[Sequence[float]], y: Sequence[int], *, l2: float = 1.0, iters: int = 50) -> tuple[list[float], float]:
+    """L2-regularised logistic regression by Newton's method (numpy only). Returns (weights, bias)."""
+    import numpy as np
+
+    X = np.asarray(x, dtype=np.float64)
+    t = np.asarray(y, dtype=np.float64)
+    Xb = np.hstack([X, np.ones((len(X), 1))])
+    w = np.zeros(Xb.shape[1])
+    reg = np.eye(Xb.shape[1]) * l2
+    reg[-1, -1] = 0.0  # no penalty on the bias
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(-(Xb @ w)))
+        grad = Xb.T @ (p - t) + reg @ w
+        hess = (Xb * (p * (1 - p))[:, None]).T @ Xb + reg
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return [float(v) for v in w[:-1]], float(w[-1])
