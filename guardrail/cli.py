@@ -183,6 +183,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     print(f"wrote {path}")
     if args.int8:
         print(f"wrote {quantize_int8(path)}")
+        if args.drop_fp32:
+            path.unlink()
+            print(f"removed {path} (shipping int8 only)")
     return 0
 
 
@@ -226,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", required=True)
     export.add_argument("--task", choices=["sequence-classification", "feature-extraction"], default="sequence-classification")
     export.add_argument("--int8", action="store_true", help="also write a dynamically quantized model.int8.onnx")
+    export.add_argument("--drop-fp32", action="store_true", help="with --int8: keep only model.int8.onnx")
     export.set_defaults(func=cmd_export)
 
     cal = sub.add_parser("calibrate", help="fit the calibrated score and threshold into MODEL/guardrail.json")

@@ -86,4 +86,7 @@ def test_train_on_a_corpus_then_export(corpus: Path, tmp_path: Path, capsys: pyt
     fp32 = NLIScorer(tmp_path / "onnx", onnx_file="model.onnx").predict(["Acme has 4,500 staff."], ["Acme has staff."])
     ref = NLIScorer(out / "best", backend="torch").predict(["Acme has 4,500 staff."], ["Acme has staff."])
     np.testing.assert_allclose(fp32.entailment, ref.entailment, atol=1e-5)
-    assert NLIScorer(tmp_path / "onnx").labels.entailment == 0
+    exported = NLIScorer(tmp_path / "onnx")
+    assert exported.labels.entailment == 0
+    # trained on pairs of at most 128 tokens: the scorer windows to that, not to the 512 positions
+    assert exported.max_length == 128

@@ -124,14 +124,15 @@ class NLIScorer:
                 if not id2label:
                     raise ModelLoadError(f"{model_dir}/config.json has no id2label; pass id2label= to NLIScorer")
                 labels = LabelMap.from_id2label(id2label, f"{model_dir}/config.json")
+                extra_path = model_dir / "guardrail.json"
+                extra = json.loads(extra_path.read_text(encoding="utf-8")) if extra_path.exists() else {}
                 positions = int(config.get("max_position_embeddings", 512))
-                max_length = min(self._max_length or 512, positions)
+                # a model fine-tuned on pairs up to N tokens records N; longer inputs are windowed, not fed
+                max_length = min(self._max_length or int(extra.get("max_length", 512)), positions)
                 tokenizer = Tokenizer(model_dir)
                 backend = make_backend(
                     self.backend_name, model_dir, "sequence-classification", onnx_file=self._onnx_file, threads=self._threads
                 )
-                extra_path = model_dir / "guardrail.json"
-                extra = json.loads(extra_path.read_text(encoding="utf-8")) if extra_path.exists() else {}
                 self._loaded = (model_dir, tokenizer, backend, labels, max_length, extra)
             return self._loaded
 

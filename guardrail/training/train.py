@@ -156,6 +156,8 @@ class Trainer:
         self.model.save_pretrained(path)
         self.tokenizer.save_pretrained(path)
         (path / "training_state.json").write_text(json.dumps(extra, indent=2), encoding="utf-8")
+        meta = {"max_length": self.config.max_length, "trained_by": "guardrail train", "base_model": self.config.base_model}
+        (path / "guardrail.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
 
     def fit(self, mix: Mix) -> dict[str, Any]:
         from tqdm import tqdm
