@@ -65,7 +65,7 @@ def test_train_on_a_corpus_then_export(corpus: Path, tmp_path: Path, capsys: pyt
     config = tmp_path / "cfg.json"
     config.write_text(json.dumps({
         "base_model": str(base), "datasets": {}, "batch_size": 8, "epochs": 2, "eval_every": 5,
-        "held_out_percent": 20, "corpus_pairs": 80, "max_length": 128, "threads": 1, "lr": 1e-3,
+        "held_out_percent": 20, "corpus_pairs": 80, "max_length": 64, "threads": 1, "lr": 1e-3,
     }))
     out = tmp_path / "run"
     assert main(["train", "--config", str(config), "--out", str(out), "--corpus", str(corpus)]) == 0
@@ -88,5 +88,5 @@ def test_train_on_a_corpus_then_export(corpus: Path, tmp_path: Path, capsys: pyt
     np.testing.assert_allclose(fp32.entailment, ref.entailment, atol=1e-5)
     exported = NLIScorer(tmp_path / "onnx")
     assert exported.labels.entailment == 0
-    # trained on pairs of at most 128 tokens: the scorer windows to that, not to the 512 positions
-    assert exported.max_length == 128
+    # trained on pairs of at most 64 tokens: the scorer windows to that, not to the model's 128 positions
+    assert exported.max_length == 64
