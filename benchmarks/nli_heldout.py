@@ -48,7 +48,8 @@ def main() -> None:
         pred = nli.predict(prem, hyp)
         dt = time.perf_counter() - t0
         a = auroc(pred.entailment, y_ent)
-        lo, hi = bootstrap_ci(lambda i: auroc(pred.entailment[i], y_ent[i]), len(pairs), rounds=500)
+        ent = pred.entailment
+        lo, hi = bootstrap_ci(lambda i, ent=ent: auroc(ent[i], y_ent[i]), len(pairs), rounds=500)
         results[name] = pred
         print(f"{name:<16} entailment AUROC {a:.3f} [{lo:.3f}, {hi:.3f}]  ({len(pairs) / dt:.0f} pairs/s)")
         by_ds: dict[str, list[int]] = defaultdict(list)

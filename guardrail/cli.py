@@ -200,7 +200,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from guardrail.training.calibrate import calibrate, load_rows
 
-    rows = load_rows([Path(b) for b in args.bench], exclude=args.exclude or (), only=args.only or ())
+    rows = load_rows(
+        [Path(b) for b in args.bench], exclude=args.exclude or (), only=args.only or (), limit_per_file=args.limit_per_file
+    )
     if not rows:
         raise InputError("no rows left to calibrate on after --exclude/--only")
     meta = calibrate(Path(args.model), rows, mode=args.mode)
@@ -237,6 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--bench", nargs="+", required=True, help="labelled JSONL(.gz) files in the common format")
     cal.add_argument("--exclude", nargs="*", help="drop rows where these fields are true (keep evaluation rows out)")
     cal.add_argument("--only", nargs="*", help="keep only rows where these fields are true")
+    cal.add_argument("--limit-per-file", type=int, help="at most this many rows from each file (balance the sources)")
     cal.add_argument("--mode", choices=["candidates", "exhaustive"], default="candidates")
     cal.set_defaults(func=cmd_calibrate)
 

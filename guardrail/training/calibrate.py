@@ -28,9 +28,12 @@ from guardrail.scorers.nli import NLIScorer
 from guardrail.stats import auroc, balanced_accuracy, best_threshold
 
 
-def load_rows(paths: Sequence[Path], exclude: Iterable[str] = (), only: Iterable[str] = ()) -> list[dict[str, Any]]:
-    rows = []
+def load_rows(
+    paths: Sequence[Path], exclude: Iterable[str] = (), only: Iterable[str] = (), limit_per_file: int | None = None
+) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
     for path in paths:
+        start = len(rows)
         opener = gzip.open if path.suffix == ".gz" else open
         with opener(path, "rt", encoding="utf-8") as fh:
             for line in fh:
@@ -38,6 +41,8 @@ def load_rows(paths: Sequence[Path], exclude: Iterable[str] = (), only: Iterable
                     row = json.loads(line)
                     if any(row.get(f) for f in exclude) or not all(row.get(f) for f in only):
                         continue
+                    if limit_per_file is not None and len(rows) - start >= limit_per_file:
+                        break
                     rows.append(row)
     return rows
 

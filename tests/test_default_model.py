@@ -1,0 +1,98 @@
+"""The shipped default NLI model: evidence on hand-made cases, offline and without torch."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from guardrail import Evaluator, FaithfulnessCheck, FaithfulnessConfig, NLIScorer, default_nli_model
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTEXTS = [
+    "Our store opens at 9 am on weekdays. On weekends it opens at 10 am.",
+    "Items can be returned within 30 days of delivery. Refunds are issued to the original payment method. "
+    "Gift cards cannot be refunded.",
+    "Shipping is free for orders over $50. Express delivery costs $15.",
+]
+
+
+@pytest.fixture(scope="module")
+def nli() -> NLIScorer:
+    return NLIScorer(default_nli_model())
+
+
+@pytest.mark.parametrize("mode", ["exhaustive", "candidates"])
+@pytest.mark.parametrize(
+    ("claim", "chunk", "sentence"),
+    [
+        ("Refunds go back to the original payment method.", 1, "Refunds are issued to the original payment method."),
+        ("Express delivery costs $15.", 2, "Express delivery costs $15."),
+        ("On weekends the store opens at 10 am.", 0, "On weekends it opens at 10 am."),
+    ],
+)
+def test_evidence_points_at_the_supporting_sentence(nli: NLIScorer, mode: str, claim: str, chunk: int, sentence: str) -> None:
+    r = FaithfulnessCheck(nli, FaithfulnessConfig(mode=mode)).run("", CONTEXTS, claim)
+    (s,) = r.sentences
+    assert s.supported, s
+    assert s.sentence is not None and (s.sentence.chunk, s.sentence.text) == (chunk, sentence)
+    assert CONTEXTS[chunk][s.sentence.start : s.sentence.end] == sentence
+
+
+def test_hallucinated_sentence_is_named_with_reasons(nli: NLIScorer) -> None:
+    response = "Items can be returned within 30 days of delivery. The refund is paid in cash within 60 days."
+    r = FaithfulnessCheck(nli).run("How do returns work?", CONTEXTS, response)
+    first, second = r.sentences
+    assert first.supported and not second.supported
+    assert second.score < first.score
+    assert "60" in second.unsupported_terms
+    assert r.unsupported == (second,)
+
+
+def test_faithful_answers_score_above_hallucinated_ones(nli: NLIScorer) -> None:
+    check = FaithfulnessCheck(nli)
+    pairs = [
+        ("Shipping is free for orders over $50.", "Shipping is free for all orders."),
+        ("Gift cards cannot be refunded.", "Gift cards can be refunded within 30 days."),
+        ("The store opens at 9 am on weekdays.", "The store opens at 7 am on weekdays."),
+    ]
+    for good, bad in pairs:
+        assert check.run("", CONTEXTS, good).score > check.run("", CONTEXTS, bad).score, (good, bad)
+
+
+def test_short_answers_are_judged_with_the_question(nli: NLIScorer) -> None:
+    q = "Which city are Acme's headquarters in?"
+    ctx = ["Acme Corp was founded in 1990 by Jane Doe. Its headquarters are in Denver, Colorado."]
+    check = FaithfulnessCheck(nli)
+    right, wrong = check.run(q, ctx, "Denver"), check.run(q, ctx, "Chicago")
+    assert right.sentences[0].hypothesis.startswith("Q: ")
+    assert right.score > wrong.score and right.sentences[0].supported and not wrong.sentences[0].supported
+
+
+def test_evaluator_defaults(nli: NLIScorer) -> None:
+    result = Evaluator(nli=nli).evaluate(
+        "How long do I have to return an item?", CONTEXTS, "You can return items within 30 days of delivery."
+    )
+    assert result.faithfulness.score > 0.5
+    assert result.retrieval.chunks[1].score == result.retrieval.top
+    json.dumps(result.to_dict())  # serialisable
+
+
+def test_main_job_runs_offline_without_torch(tmp_path: Path) -> None:
+    """`guardrail check examples/rag.jsonl` with torch and transformers made unimportable and the hub offline."""
+    code = (
+        "import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None\n"
+        "from guardrail.cli import main\n"
+        "sys.exit(main(['check', 'examples/rag.jsonl', '--json']))\n"
+    )
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GUARDRAIL_NLI_MODEL": ""}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["id"]: r for r in map(json.loads, proc.stdout.splitlines())}
+    assert rows["refund-ok"]["faithfulness"] > rows["refund-wrong"]["faithfulness"]
+    assert rows["short-answer"]["faithfulness"] > rows["short-wrong"]["faithfulness"]
+    assert rows["off-topic-retrieval"]["retrieval_relevance"] < rows["refund-ok"]["retrieval_relevance"]
