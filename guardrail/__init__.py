@@ -20,6 +20,7 @@ from guardrail.checks.relevance import (
     RetrievalRelevance,
     context_precision,
 )
+from guardrail.decorator import GuardedText, GuardrailBlocked, StreamStopped, guarded
 from guardrail.errors import (
     ConfigurationError,
     GuardrailError,
@@ -27,6 +28,8 @@ from guardrail.errors import (
     MissingDependencyError,
     ModelLoadError,
 )
+from guardrail.guard import Guard
+from guardrail.policy import Policy
 from guardrail.scorers.embedding import DEFAULT_EMBEDDING_MODEL, EmbeddingScorer
 from guardrail.scorers.nli import (
     DEFAULT_NLI_MODEL,
@@ -35,7 +38,10 @@ from guardrail.scorers.nli import (
     NLIScorer,
     default_nli_model,
 )
+from guardrail.streaming import StreamEnd, StreamGuard
+from guardrail.telemetry import Telemetry, metrics_app
 from guardrail.text import Span, split_sentences
+from guardrail.verdict import Scores, Timings, Verdict
 
 __version__ = "0.1.0"
 
@@ -53,6 +59,9 @@ __all__ = [
     "FaithfulnessCheck",
     "FaithfulnessConfig",
     "FaithfulnessResult",
+    "Guard",
+    "GuardedText",
+    "GuardrailBlocked",
     "GuardrailError",
     "InputError",
     "LabelMap",
@@ -60,12 +69,22 @@ __all__ = [
     "ModelLoadError",
     "NLIPrediction",
     "NLIScorer",
+    "Policy",
     "RelevanceCheck",
     "RelevanceConfig",
     "RetrievalRelevance",
+    "Scores",
     "SentenceEvidence",
     "Span",
+    "StreamEnd",
+    "StreamGuard",
+    "StreamStopped",
+    "Telemetry",
+    "Timings",
+    "Verdict",
     "context_precision",
     "default_nli_model",
+    "guarded",
+    "metrics_app",
     "split_sentences",
 ]

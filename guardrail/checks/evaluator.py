@@ -109,21 +109,36 @@ class Evaluator:
         if {"retrieval_relevance", "response_relevance"} & set(chosen):
             self._rel = RelevanceCheck(embedder or EmbeddingScorer(), relevance)
 
+    @property
+    def faithfulness_check(self) -> FaithfulnessCheck | None:
+        return self._faith
+
+    @property
+    def relevance_check(self) -> RelevanceCheck | None:
+        return self._rel
+
     def evaluate(
         self,
         question: str,
         contexts: Sequence[str],
         response: str,
         ground_truth: str | None = None,
+        *,
+        checks: Iterable[str] | None = None,
     ) -> Evaluation:
+        """Run the checks (all of this evaluator's, or the subset ``checks``) on one answer."""
         _validate(question, contexts, response, self.faithfulness_config)
+        run = self.checks if checks is None else tuple(checks)
+        extra = [c for c in run if c not in self.checks]
+        if extra:
+            raise ConfigurationError(f"checks {extra} were not configured on this Evaluator (it runs {list(self.checks)})")
         contexts = list(contexts)
         t0 = time.perf_counter()
-        faith = self._faith.run(question, contexts, response) if self._faith else None
+        faith = self._faith.run(question, contexts, response) if self._faith and "faithfulness" in run else None
         t1 = time.perf_counter()
-        retrieval = self._rel.retrieval(question, contexts) if self._rel and "retrieval_relevance" in self.checks else None
+        retrieval = self._rel.retrieval(question, contexts) if self._rel and "retrieval_relevance" in run else None
         t2 = time.perf_counter()
-        resp_rel = self._rel.response(question, response) if self._rel and "response_relevance" in self.checks else None
+        resp_rel = self._rel.response(question, response) if self._rel and "response_relevance" in run else None
         similarity = None
         if ground_truth is not None:
             rel = self._rel or RelevanceCheck(EmbeddingScorer())

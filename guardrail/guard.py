@@ -1,0 +1,212 @@
+"""Guard: scores an answer with the evaluator, decides with the policy, reports to an observer.
+
+>>> guard = Guard(Evaluator(nli=NLIScorer(default_nli_model())), Policy(action="block"))   # doctest: +SKIP
+>>> verdict = guard.check(question, contexts, answer)                                      # doctest: +SKIP
+>>> verdict.action, verdict.reasons                                                         # doctest: +SKIP
+('block', ('sentence 2 "The refund window is 60 days." is not supported by the retrieved passages (...)',))
+
+``acheck`` runs the scoring in a worker thread, never on the event loop. ``stream`` checks a
+streamed answer sentence by sentence (see :class:`guardrail.streaming.StreamGuard`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import AbstractContextManager, nullcontext
+from typing import TYPE_CHECKING, Protocol
+
+from guardrail.checks.evaluator import Evaluation, Evaluator
+from guardrail.errors import InputError
+from guardrail.policy import Action, Policy
+from guardrail.verdict import Scores, Timings, Verdict, sentence_reason
+
+if TYPE_CHECKING:
+    from guardrail.streaming import StreamGuard
+
+logger = logging.getLogger("guardrail")
+
+
+class GuardObserver(Protocol):
+    """What the guard reports to (``guardrail.telemetry.Telemetry`` implements it)."""
+
+    def track(self) -> AbstractContextManager[None]: ...
+
+    def observe(self, verdict: Verdict) -> None: ...
+
+    def error(self, reason: str) -> None: ...
+
+
+def decide(policy: Policy, evaluation: Evaluation, response: str, timings: Timings) -> Verdict:
+    """Apply the policy's thresholds to an evaluation."""
+    failed: list[str] = []
+    reasons: list[str] = []
+    faith = evaluation.faithfulness
+    if policy.faithfulness is not None and faith is not None and faith.score is not None:
+        if faith.score < policy.faithfulness:
+            failed.append("faithfulness")
+            weak = [s for s in faith.sentences if s.score is not None and s.score < policy.faithfulness]
+            reasons.extend(sentence_reason(s) for s in weak)
+            if not weak:
+                reasons.append(f"faithfulness {faith.score:.2f} is below {policy.faithfulness:.2f}")
+    retrieval = evaluation.retrieval
+    if policy.retrieval_relevance is not None and retrieval is not None:
+        if retrieval.top is None:
+            failed.append("retrieval_relevance")
+            reasons.append("no passages were retrieved for the question")
+        elif retrieval.top < policy.retrieval_relevance:
+            failed.append("retrieval_relevance")
+            reasons.append(
+                f"no retrieved passage is relevant to the question (best chunk relevance {retrieval.top:.2f} "
+                f"< {policy.retrieval_relevance:.2f})"
+            )
+    rel = evaluation.response_relevance
+    if policy.response_relevance is not None and rel is not None and rel < policy.response_relevance:
+        failed.append("response_relevance")
+        reasons.append(f"the answer does not address the question (relevance {rel:.2f} < {policy.response_relevance:.2f})")
+    scores = Scores(
+        faith.score if faith else None,
+        retrieval.top if retrieval else None,
+        rel,
+    )
+    action: Action = policy.action if failed else "pass"
+    return Verdict(action, "failed" if failed else "passed", scores, tuple(reasons), tuple(failed), timings,
+                   response=response, evaluation=evaluation)
+
+
+class Guard:
+    """Checks answers against their contexts and applies a :class:`Policy`.
+
+    ``observer`` receives every verdict (e.g. ``Telemetry``); ``max_workers`` bounds concurrent
+    scoring threads (a check that overruns its latency budget keeps its thread until it ends).
+    """
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        policy: Policy | None = None,
+        *,
+        observer: GuardObserver | None = None,
+        max_workers: int = 4,
+    ) -> None:
+        self.evaluator = evaluator
+        self.policy = policy or Policy()
+        missing = set(self.policy.checks) - set(evaluator.checks)
+        if missing:
+            raise InputError(f"the policy thresholds {sorted(missing)} need checks the evaluator does not run: "
+                             f"build it with Evaluator(checks={list(self.policy.checks)})")
+        self.observer = observer
+        self._executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="guardrail-check")
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    # ----------------------------------------------------------------- one answer
+    def _evaluate(self, question: str, contexts: Sequence[str], response: str) -> Evaluation:
+        return self.evaluator.evaluate(question, contexts, response, checks=self.policy.checks)
+
+    def _track(self) -> AbstractContextManager[None]:
+        return self.observer.track() if self.observer is not None else nullcontext()
+
+    def check(
+        self,
+        question: str,
+        contexts: Sequence[str],
+        response: str,
+        *,
+        time_to_first_token: float | None = None,
+        generation: float | None = None,
+    ) -> Verdict:
+        start = time.perf_counter()
+        with self._track():
+            future = self._executor.submit(self._evaluate, question, contexts, response)
+            try:
+                evaluation = future.result(timeout=self.policy.latency_budget_s)
+            except FutureTimeout:
+                return self._error_verdict("timeout", f"check exceeded the latency budget of {self.policy.latency_budget_s}s",
+                                           response, start, time_to_first_token, generation)
+            except InputError as exc:
+                return self._error_verdict("input", str(exc), response, start, time_to_first_token, generation, exc)
+            except Exception as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
+                return self._error_verdict("exception", f"{type(exc).__name__}: {exc}", response, start,
+                                           time_to_first_token, generation, exc)
+        return self._finish(decide(self.policy, evaluation, response,
+                                   Timings(time.perf_counter() - start, time_to_first_token, generation)))
+
+    async def acheck(
+        self,
+        question: str,
+        contexts: Sequence[str],
+        response: str,
+        *,
+        time_to_first_token: float | None = None,
+        generation: float | None = None,
+    ) -> Verdict:
+        """As :meth:`check`; scoring runs in the guard's worker threads, the event loop stays free."""
+        start = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        with self._track():
+            task = loop.run_in_executor(self._executor, self._evaluate, question, contexts, response)
+            try:
+                evaluation = await asyncio.wait_for(task, self.policy.latency_budget_s)
+            except asyncio.TimeoutError:
+                return self._error_verdict("timeout", f"check exceeded the latency budget of {self.policy.latency_budget_s}s",
+                                           response, start, time_to_first_token, generation)
+            except InputError as exc:
+                return self._error_verdict("input", str(exc), response, start, time_to_first_token, generation, exc)
+            except Exception as exc:  # noqa: BLE001
+                return self._error_verdict("exception", f"{type(exc).__name__}: {exc}", response, start,
+                                           time_to_first_token, generation, exc)
+        return self._finish(decide(self.policy, evaluation, response,
+                                   Timings(time.perf_counter() - start, time_to_first_token, generation)))
+
+    def stream(self, question: str, contexts: Sequence[str]) -> StreamGuard:
+        """A sentence-by-sentence checker for a streamed answer (hold-back in block/fallback mode)."""
+        from guardrail.streaming import StreamGuard
+
+        return StreamGuard(self, question, contexts)
+
+    # ----------------------------------------------------------------- internals
+    def _finish(self, verdict: Verdict) -> Verdict:
+        if self.observer is not None:
+            self.observer.observe(verdict)
+        return verdict
+
+    def _error_verdict(
+        self,
+        reason: str,
+        message: str,
+        response: str,
+        start: float,
+        ttft: float | None,
+        generation: float | None,
+        exc: BaseException | None = None,
+    ) -> Verdict:
+        fail_closed = self.policy.on_error == "fail_closed"
+        logger.error("guardrail check failed (%s, %s): %s", reason, self.policy.on_error, message, exc_info=exc)
+        if self.observer is not None:
+            self.observer.error(reason)
+        action: Action = self.policy.action if fail_closed else "pass"
+        verdict = Verdict(
+            action,
+            "error",
+            Scores(),
+            (f"scoring failed ({reason}): {message}; applied {self.policy.on_error}",),
+            (),
+            Timings(time.perf_counter() - start, ttft, generation),
+            error=message,
+            response=response,
+        )
+        return self._finish(verdict)
+
+    # used by StreamGuard
+    def _record(self, verdict: Verdict) -> Verdict:
+        return self._finish(verdict)
+
+    def _fail(self, reason: str, message: str, response: str, start: float, exc: BaseException | None = None) -> Verdict:
+        return self._error_verdict(reason, message, response, start, None, None, exc)
+

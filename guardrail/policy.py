@@ -1,0 +1,111 @@
+"""Policy: which checks run, their thresholds, and what happens to an answer that fails.
+
+>>> policy = Policy(action="block", faithfulness=0.5, retrieval_relevance=0.2)
+>>> policy.checks
+('faithfulness', 'retrieval_relevance')
+
+Or from a file (JSON, or TOML on Python >= 3.11 / with tomli):
+
+    action = "fallback"
+    fallback_message = "Sorry, I can't answer that from our documentation."
+    faithfulness = 0.5
+    retrieval_relevance = 0.2
+    on_error = "fail_closed"
+    latency_budget_s = 0.5
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Literal
+
+from guardrail.errors import ConfigurationError
+
+Action = Literal["pass", "flag", "block", "fallback"]
+ACTIONS: tuple[Action, ...] = ("pass", "flag", "block", "fallback")
+OnError = Literal["fail_open", "fail_closed"]
+ON_ERROR: tuple[OnError, ...] = ("fail_open", "fail_closed")
+
+DEFAULT_FALLBACK = "I can't give a reliable answer to that from the available sources."
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """Thresholds per check (None turns a check off) and the action for an answer that fails one.
+
+    - ``action``: ``flag`` delivers the answer and marks it; ``block`` refuses it (an exception, an
+      error response, or a stream that stops before the failing sentence); ``fallback`` replaces it with
+      ``fallback_message``; ``pass`` only records scores.
+    - ``on_error``: when scoring raises or exceeds ``latency_budget_s``: ``fail_open`` delivers the
+      answer (marked with the error), ``fail_closed`` treats it as failing. Both are counted.
+    """
+
+    action: Action = "flag"
+    #: the response faithfulness score must reach this (streaming: each sentence's score)
+    faithfulness: float | None = 0.5
+    #: the best chunk's relevance to the question must reach this
+    retrieval_relevance: float | None = 0.2
+    #: the response's relevance to the question must reach this (off by default: chit-chat answers are short)
+    response_relevance: float | None = None
+    fallback_message: str = DEFAULT_FALLBACK
+    on_error: OnError = "fail_open"
+    #: seconds the check may take before ``on_error`` applies (None: no budget)
+    latency_budget_s: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.action not in ACTIONS:
+            raise ConfigurationError(f"action must be one of {', '.join(ACTIONS)}, got {self.action!r}")
+        if self.on_error not in ON_ERROR:
+            raise ConfigurationError(f"on_error must be one of {', '.join(ON_ERROR)}, got {self.on_error!r}")
+        for name in ("faithfulness", "retrieval_relevance", "response_relevance"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0):
+                raise ConfigurationError(f"threshold {name} must be a number within 0..1 or null (check off), got {value!r}")
+        if self.latency_budget_s is not None and not self.latency_budget_s > 0:
+            raise ConfigurationError(f"latency_budget_s must be > 0 seconds or null, got {self.latency_budget_s!r}")
+        if not self.checks:
+            raise ConfigurationError("the policy turns every check off; set at least one threshold")
+
+    @property
+    def checks(self) -> tuple[str, ...]:
+        return tuple(
+            name for name in ("faithfulness", "retrieval_relevance", "response_relevance") if getattr(self, name) is not None
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "policy") -> "Policy":
+        allowed = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            raise ConfigurationError(f"{source}: unknown keys {unknown}; allowed: {sorted(allowed)}")
+        return cls(**data)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "Policy":
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigurationError(f"cannot read policy file {path}: {exc}") from exc
+        if path.suffix == ".toml":
+            try:
+                import tomllib
+            except ImportError:  # Python 3.10
+                try:
+                    import tomli as tomllib  # type: ignore[no-redef]
+                except ImportError as exc:
+                    raise ConfigurationError("TOML policies on Python 3.10 need: pip install tomli (or use JSON)") from exc
+            try:
+                data = tomllib.loads(text)
+            except tomllib.TOMLDecodeError as exc:
+                raise ConfigurationError(f"{path}: invalid TOML ({exc})") from exc
+        else:
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ConfigurationError(f"{path}: invalid JSON at line {exc.lineno} ({exc.msg})") from exc
+        if not isinstance(data, dict):
+            raise ConfigurationError(f"{path}: a policy is a JSON/TOML object of settings")
+        return cls.from_dict(data, str(path))

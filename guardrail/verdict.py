@@ -1,0 +1,89 @@
+"""Verdict: what the guard decided about one answer, and why."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from guardrail.checks.evaluator import Evaluation
+from guardrail.policy import Action
+
+Outcome = Literal["passed", "failed", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    faithfulness: float | None = None
+    retrieval_relevance: float | None = None
+    response_relevance: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Timings:
+    """Seconds. ``time_to_first_token``/``generation`` are None when the guard did not see the generation."""
+
+    check: float
+    time_to_first_token: float | None = None
+    generation: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The decision on one answer.
+
+    ``action`` is what was applied: ``pass`` when every check passed (or scoring failed open),
+    else the policy's action. ``outcome`` says why: passed, failed, or error (scoring raised or
+    ran over its latency budget; ``error`` holds the reason).
+    """
+
+    action: Action
+    outcome: Outcome
+    scores: Scores
+    #: human-readable, one per failed check or unsupported sentence
+    reasons: tuple[str, ...]
+    failed_checks: tuple[str, ...]
+    timings: Timings
+    error: str | None = None
+    #: the text that was checked (for streams: what had been generated when the verdict was made)
+    response: str = ""
+    evaluation: Evaluation | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "passed"
+
+    @property
+    def blocked(self) -> bool:
+        return self.action in ("block", "fallback")
+
+    def to_dict(self, *, evidence: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "action": self.action,
+            "outcome": self.outcome,
+            "scores": dataclasses.asdict(self.scores),
+            "reasons": list(self.reasons),
+            "failed_checks": list(self.failed_checks),
+            "timings": dataclasses.asdict(self.timings),
+            "error": self.error,
+        }
+        if evidence and self.evaluation is not None and self.evaluation.faithfulness is not None:
+            out["sentences"] = [dataclasses.asdict(s) for s in self.evaluation.faithfulness.sentences]
+        return out
+
+
+def sentence_reason(s: Any) -> str:
+    """'sentence 3 "..." is not supported by any retrieved passage (best: chunk 2, entailment 0.04, ...)'."""
+    text = s.text if len(s.text) <= 120 else s.text[:117] + "..."
+    parts = []
+    if s.sentence is not None:
+        parts.append(f"best: chunk {s.sentence.chunk}")
+    if s.entailment is not None:
+        parts.append(f"entailment {s.entailment:.2f}")
+    if s.contradiction is not None:
+        parts.append(f"contradiction {s.contradiction:.2f}")
+    if s.unsupported_terms:
+        parts.append("not in any passage: " + ", ".join(s.unsupported_terms))
+    where = "is contradicted by" if (s.contradiction or 0) > 0.5 else "is not supported by"
+    detail = f" ({'; '.join(parts)})" if parts else ""
+    return f'sentence {s.index + 1} "{text}" {where} the retrieved passages{detail}'

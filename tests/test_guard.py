@@ -1,0 +1,349 @@
+"""Guard, policy, decorator, streaming and telemetry. Thresholds of 0.0 / 1.0 make pass / fail
+deterministic with the tiny model; quality on real text is covered in test_default_model.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
+from guardrail.checks.evaluator import Evaluator
+from guardrail.decorator import GuardedText, GuardrailBlocked, StreamStopped, guarded
+from guardrail.errors import ConfigurationError
+from guardrail.guard import Guard
+from guardrail.policy import Policy
+from guardrail.scorers.nli import NLIScorer
+from guardrail.telemetry import Telemetry
+
+CTX = ["Items can be returned within 30 days of delivery. Refunds are issued to the original payment method."]
+Q = "How do returns work?"
+
+
+@pytest.fixture(scope="module")
+def evaluator(tiny_nli: Path) -> Evaluator:
+    return Evaluator(nli=NLIScorer(tiny_nli))
+
+
+def make(evaluator: Evaluator, **policy: object) -> tuple[Guard, Telemetry]:
+    telemetry = Telemetry(CollectorRegistry(), route="chat", model="test-llm")
+    return Guard(evaluator, Policy(**policy), observer=telemetry), telemetry  # type: ignore[arg-type]
+
+
+def sample(t: Telemetry, name: str, **labels: str) -> float | None:
+    return t.registry.get_sample_value(name, {"route": "chat", "model": "test-llm", **labels})
+
+
+# ----------------------------------------------------------------------------- policy
+def test_policy_validation_and_files(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="pass, flag, block, fallback"):
+        Policy(action="drop")  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="within 0..1"):
+        Policy(faithfulness=1.5)
+    with pytest.raises(ConfigurationError, match="every check off"):
+        Policy(faithfulness=None, retrieval_relevance=None)
+    with pytest.raises(ConfigurationError, match="fail_open, fail_closed"):
+        Policy(on_error="ignore")  # type: ignore[arg-type]
+    (tmp_path / "p.toml").write_text('action = "fallback"\nfaithfulness = 0.6\non_error = "fail_closed"\n')
+    p = Policy.from_file(tmp_path / "p.toml")
+    assert (p.action, p.faithfulness, p.on_error) == ("fallback", 0.6, "fail_closed")
+    (tmp_path / "p.json").write_text(json.dumps({"action": "block", "faithfulnes": 0.5}))
+    with pytest.raises(ConfigurationError, match=r"unknown keys \['faithfulnes'\]"):
+        Policy.from_file(tmp_path / "p.json")
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(ConfigurationError, match="invalid JSON"):
+        Policy.from_file(tmp_path / "bad.json")
+
+
+# ----------------------------------------------------------------------------- verdicts
+def test_pass_flag_block_fallback(evaluator: Evaluator) -> None:
+    ok, _ = make(evaluator, action="block", faithfulness=0.0, retrieval_relevance=0.0)
+    v = ok.check(Q, CTX, "Items can be returned within 30 days.")
+    assert (v.action, v.outcome, v.reasons) == ("pass", "passed", ())
+    for action in ("flag", "block", "fallback"):
+        g, _ = make(evaluator, action=action, faithfulness=1.0)
+        v = g.check(Q, CTX, "Items can be returned within 30 days. Refunds are paid in cash.")
+        assert (v.action, v.outcome, v.failed_checks) == (action, "failed", ("faithfulness",))
+        assert v.reasons and all(r.startswith("sentence ") for r in v.reasons)
+        json.dumps(v.to_dict())
+
+
+def test_retrieval_relevance_failure_names_the_reason(evaluator: Evaluator) -> None:
+    g, _ = make(evaluator, action="block", faithfulness=None, retrieval_relevance=0.2)
+    v = g.check("What is the warranty on the X200 laptop?", ["Our cafeteria opens at 8 am."], "Two years.")
+    assert v.failed_checks == ("retrieval_relevance",) and "no retrieved passage is relevant" in v.reasons[0]
+    v = g.check("What is the warranty?", [], "Two years.")
+    assert v.reasons == ("no passages were retrieved for the question",)
+
+
+def test_policy_checks_must_be_configured_on_the_evaluator(tiny_nli: Path) -> None:
+    with pytest.raises(Exception, match="need checks the evaluator does not run"):
+        Guard(Evaluator(checks=["retrieval_relevance"]), Policy(faithfulness=0.5))
+
+
+# ----------------------------------------------------------------------------- errors
+def test_scoring_error_fail_open_and_closed(tmp_path: Path, tiny_nli: Path) -> None:
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for f in tiny_nli.iterdir():
+        (broken / f.name).write_bytes(b"not an onnx file" if f.suffix == ".onnx" else f.read_bytes())
+    ev = Evaluator(nli=NLIScorer(broken))
+    g, t = make(ev, action="block", on_error="fail_open")
+    v = g.check(Q, CTX, "Some answer.")
+    assert (v.action, v.outcome) == ("pass", "error") and "ModelLoadError" in v.error
+    assert sample(t, "guardrail_check_errors_total", reason="exception") == 1
+    assert sample(t, "guardrail_verdicts_total", action="pass", outcome="error") == 1
+    g, t = make(ev, action="block", on_error="fail_closed")
+
+    @guarded(g)
+    def answer(question: str, contexts: list[str]) -> str:
+        return "Some answer."
+
+    with pytest.raises(GuardrailBlocked, match="scoring failed"):
+        answer(Q, CTX)
+    assert sample(t, "guardrail_check_errors_total", reason="exception") == 1
+
+
+def test_latency_budget_overrun_is_counted(evaluator: Evaluator) -> None:
+    g, t = make(evaluator, action="fallback", latency_budget_s=1e-6, on_error="fail_closed")
+    v = g.check(Q, CTX * 20, "Items can be returned within 30 days. " * 10)
+    assert (v.outcome, v.action) == ("error", "fallback") and "latency budget" in v.error
+    assert sample(t, "guardrail_check_errors_total", reason="timeout") == 1
+
+
+# ----------------------------------------------------------------------------- decorator & timings
+def bucket(t: Telemetry, metric: str, le: str) -> float | None:
+    return sample(t, f"{metric}_bucket", le=le)
+
+
+def assert_timing(t: Telemetry, ttft_bucket: tuple[str, str], total_bucket: tuple[str, str]) -> None:
+    """One observation, above the first bound and within the second (the bucket it belongs in)."""
+    for metric, (below, within) in (("guardrail_time_to_first_token_seconds", ttft_bucket),
+                                    ("guardrail_generation_duration_seconds", total_bucket)):
+        assert sample(t, f"{metric}_count") == 1, metric
+        assert bucket(t, metric, below) == 0, (metric, below)
+        assert bucket(t, metric, within) == 1, (metric, within)
+
+
+def test_sync_function_timings_and_flag(evaluator: Evaluator) -> None:
+    g, t = make(evaluator, action="flag", faithfulness=1.0)
+
+    @guarded(g, question="q", contexts=lambda a: a["docs"])
+    def answer(q: str, docs: list[str]) -> str:
+        time.sleep(0.35)
+        return "Items can be returned within 30 days."
+
+    out = answer(Q, docs=CTX)
+    assert isinstance(out, GuardedText) and out == "Items can be returned within 30 days."
+    assert out.verdict.action == "flag"
+    assert_timing(t, ("0.25", "0.5"), ("0.25", "0.5"))
+    assert sample(t, "guardrail_verdicts_total", action="flag", outcome="failed") == 1
+
+
+def test_async_function_timings_and_block(evaluator: Evaluator) -> None:
+    g, t = make(evaluator, action="block", faithfulness=1.0)
+
+    @guarded(g)
+    async def answer(question: str, contexts: list[str]) -> str:
+        await asyncio.sleep(0.35)
+        return "Items can be returned within 30 days."
+
+    with pytest.raises(GuardrailBlocked) as info:
+        asyncio.run(answer(Q, CTX))
+    assert info.value.verdict.failed_checks == ("faithfulness",)
+    assert_timing(t, ("0.25", "0.5"), ("0.25", "0.5"))
+
+
+def test_generator_timings_flag_mode_releases_everything(evaluator: Evaluator) -> None:
+    g, t = make(evaluator, action="flag", faithfulness=1.0)
+    chunks = ["", "Items can ", "be returned ", "within 30 days. ", "Refunds are paid in cash."]
+
+    @guarded(g)
+    def answer(question: str, contexts: list[str]):  # type: ignore[no-untyped-def]
+        time.sleep(0.3)
+        yield chunks[0]          # an empty chunk is not the first token
+        time.sleep(0.1)
+        for c in chunks[1:]:
+            yield c
+            time.sleep(0.06)
+
+    it = answer(Q, CTX)
+    assert "".join(it) == "".join(chunks)
+    assert it.verdict is not None and it.verdict.action == "flag"
+    # TTFT ~0.40 s, total ~0.64 s
+    assert_timing(t, ("0.25", "0.5"), ("0.5", "0.75"))
+
+
+def test_async_generator_block_mode_stops_before_the_failing_sentence(evaluator: Evaluator) -> None:
+    g, t = make(evaluator, action="block", faithfulness=0.0, retrieval_relevance=None)
+    verdicts = []
+
+    @guarded(g, on_verdict=verdicts.append)
+    async def answer(question: str, contexts: list[str]):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(0.3)
+        for c in ["Items can be returned ", "within 30 days. Refunds ", "are issued quickly. "]:
+            yield c
+            await asyncio.sleep(0.1)
+
+    async def consume() -> list[str]:
+        return [c async for c in answer(Q, CTX)]
+
+    out = asyncio.run(consume())
+    assert "".join(out) == "Items can be returned within 30 days. Refunds are issued quickly. "
+    assert verdicts[0].action == "pass"
+    # TTFT ~0.3 s; generation ~0.6 s (checking time excluded)
+    assert_timing(t, ("0.25", "0.5"), ("0.5", "0.75"))
+
+
+def test_stream_block_releases_only_passed_sentences(evaluator: Evaluator) -> None:
+    """The threshold sits between two sentences' scores: the stream releases the first, never the second."""
+    from guardrail.checks.faithfulness import FaithfulnessCheck
+
+    check = evaluator.faithfulness_check
+    assert isinstance(check, FaithfulnessCheck)
+    a, b = "Items can be returned within 30 days of delivery.", "Refunds are paid in gold bars on Mars by the moon king."
+    sa, sb = (check.run(Q, CTX, x).score for x in (a, b))
+    assert sa != sb
+    good, bad = (a, b) if sa > sb else (b, a)
+    g, _ = make(evaluator, action="block", faithfulness=(sa + sb) / 2, retrieval_relevance=None)
+    answer = f"{good} {bad} A third sentence that is never reached."
+    stream = g.stream(Q, CTX)
+    released = ""
+    for i in range(0, len(answer), 7):
+        released += stream.feed(answer[i : i + 7])
+        if stream.stopped:
+            break
+    end = stream.finish()
+    released += end.text
+    assert released.strip() == good and bad not in released
+    assert stream.stopped and end.verdict.action == "block" and end.verdict.failed_checks == ("faithfulness",)
+    assert end.verdict.reasons[0].startswith(f'sentence 2 "{bad}"')
+    assert [e.text for e in end.verdict.evaluation.faithfulness.sentences] == [good, bad]
+
+
+def test_generator_block_with_fallback_and_marker(evaluator: Evaluator) -> None:
+    g, _ = make(evaluator, action="fallback", faithfulness=1.0, fallback_message="Sorry.")
+
+    @guarded(g)
+    def answer(question: str, contexts: list[str]):  # type: ignore[no-untyped-def]
+        yield "Items can be returned within 30 days. "
+        yield "More text."
+
+    out = list(answer(Q, CTX))
+    assert out == ["Sorry."] and isinstance(out[-1], StreamStopped) and out[-1].verdict.action == "fallback"
+
+    g, _ = make(evaluator, action="block", faithfulness=1.0)
+    closed = []
+
+    @guarded(g)
+    def answer2(question: str, contexts: list[str]):  # type: ignore[no-untyped-def]
+        try:
+            yield "Items can be returned within 30 days. "
+            yield "More text. "
+            yield "Even more."
+        finally:
+            closed.append(True)
+
+    out = list(answer2(Q, CTX))
+    assert len(out) == 1 and isinstance(out[0], StreamStopped) and "withheld" in out[0]
+    assert closed == [True]  # the generator was closed, not left running
+
+
+def test_decorator_configuration_errors(evaluator: Evaluator) -> None:
+    g, _ = make(evaluator)
+    with pytest.raises(ConfigurationError, match="no parameter 'query'"):
+        @guarded(g, question="query")
+        def f(question: str, contexts: list[str]) -> str:
+            return ""
+
+    @guarded(g)
+    def h(question: str, contexts: str) -> str:
+        return "x"
+
+    with pytest.raises(ConfigurationError, match="list of strings"):
+        h("q", "one string")
+
+
+def test_acheck_keeps_the_event_loop_free(evaluator: Evaluator) -> None:
+    g, _ = make(evaluator, action="flag", faithfulness=0.5)
+    long_ctx = [" ".join(f"Sentence {i} says fact {i} about returns." for i in range(400))]
+
+    async def main() -> tuple[int, float]:
+        ticks = 0
+        done = False
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while not done:
+                ticks += 1
+                await asyncio.sleep(0.005)
+
+        task = asyncio.create_task(ticker())
+        t0 = time.perf_counter()
+        await g.acheck(Q, long_ctx, "Sentence 3 says fact 3 about returns. " * 5)
+        spent = time.perf_counter() - t0
+        done = True
+        await task
+        return ticks, spent
+
+    ticks, spent = asyncio.run(main())
+    assert spent > 0.05 and ticks >= 3  # the loop kept ticking while scoring ran
+
+
+# ----------------------------------------------------------------------------- metrics
+def test_metrics_exposition_parses_with_samples(evaluator: Evaluator) -> None:
+    g, t = make(evaluator, action="flag", faithfulness=0.5)
+    g.check(Q, CTX, "Items can be returned within 30 days.", time_to_first_token=0.2, generation=1.1)
+    families = {f.name: f for f in text_string_to_metric_families(generate_latest(t.registry).decode())}
+    for name in ("guardrail_time_to_first_token_seconds", "guardrail_generation_duration_seconds",
+                 "guardrail_check_duration_seconds", "guardrail_faithfulness_score",
+                 "guardrail_retrieval_relevance_score"):
+        assert families[name].type == "histogram" and any(s.value > 0 for s in families[name].samples), name
+    assert families["guardrail_verdicts"].type == "counter"
+    checks = {s.labels.get("check") for s in families["guardrail_check_duration_seconds"].samples}
+    assert {"total", "faithfulness", "retrieval_relevance"} <= checks
+    assert sample(t, "guardrail_checks_in_flight") == 0
+
+
+def test_metrics_asgi_app_serves_the_registry(evaluator: Evaluator) -> None:
+    from starlette.testclient import TestClient
+
+    from guardrail.telemetry import metrics_app
+
+    g, t = make(evaluator, action="flag", faithfulness=0.0, retrieval_relevance=0.0)
+    g.check(Q, CTX, "Items can be returned within 30 days.")
+    body = TestClient(metrics_app(t.registry)).get("/").text
+    assert 'guardrail_verdicts_total{action="pass",model="test-llm",outcome="passed",route="chat"} 1.0' in body
+
+
+CHILD = """
+import sys
+from prometheus_client import CollectorRegistry
+from guardrail.telemetry import Telemetry
+from guardrail.verdict import Scores, Timings, Verdict
+t = Telemetry(CollectorRegistry(), route="chat", model="m")
+with t.track():
+    t.observe(Verdict("flag", "failed", Scores(0.3, 0.8, None), ("r",), ("faithfulness",), Timings(0.01, 0.2, 1.0)))
+"""
+
+
+def test_multiprocess_mode_aggregates_workers(tmp_path: Path) -> None:
+    from prometheus_client import multiprocess
+
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
+    for _ in range(2):
+        subprocess.run([sys.executable, "-c", CHILD], env=env, check=True, timeout=60)
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, path=str(tmp_path))
+    labels = {"route": "chat", "model": "m"}
+    assert registry.get_sample_value("guardrail_verdicts_total", {**labels, "action": "flag", "outcome": "failed"}) == 2
+    assert registry.get_sample_value("guardrail_faithfulness_score_count", labels) == 2
+    assert registry.get_sample_value("guardrail_time_to_first_token_seconds_bucket", {**labels, "le": "0.25"}) == 2
+    assert registry.get_sample_value("guardrail_checks_in_flight", labels) == 0
