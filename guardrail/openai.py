@@ -1,0 +1,325 @@
+"""Guard an ``openai.OpenAI`` / ``openai.AsyncOpenAI`` client's chat completions.
+
+>>> import openai
+>>> client = guard_openai(openai.OpenAI(), guard)                                    # doctest: +SKIP
+>>> completion = client.chat.completions.create(
+...     model="gpt-4o-mini", messages=[{"role": "user", "content": question}],
+...     contexts=retrieved_chunks,            # the passages the answer must be supported by
+... )                                                                                # doctest: +SKIP
+>>> completion.guardrail.action, completion.guardrail.reasons                        # doctest: +SKIP
+
+- ``contexts=`` (a list of strings) is taken off the request before it goes upstream; ``question=``
+  may override the default question (the last user message).
+- Non-streaming: the verdict is ``completion.guardrail``. Block raises :class:`GuardrailBlocked`;
+  fallback replaces the message with the policy's fallback and sets ``finish_reason="content_filter"``.
+- Streaming (``stream=True``): chunks pass through as they come in flag mode; in block/fallback mode
+  each sentence's chunks are held until it passed. A stopped stream ends with a chunk whose
+  ``finish_reason`` is ``"content_filter"`` (carrying the fallback text in fallback mode), as OpenAI's
+  own filter does; the verdict is ``stream.guardrail`` once the stream is consumed.
+- Everything else on the client is passed through untouched; upstream errors reach the caller.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+from guardrail.decorator import GuardrailBlocked
+from guardrail.errors import ConfigurationError
+from guardrail.guard import Guard
+from guardrail.streaming import StreamGuard
+from guardrail.verdict import Verdict
+
+
+def _question(messages: Sequence[Any]) -> str:
+    for m in reversed(list(messages)):
+        role = m.get("role") if isinstance(m, dict) else getattr(m, "role", None)
+        if role != "user":
+            continue
+        content = m.get("content") if isinstance(m, dict) else getattr(m, "content", None)
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):  # content parts
+            return " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return ""
+
+
+def _prepare(kwargs: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
+    kwargs = dict(kwargs)
+    contexts = kwargs.pop("contexts", None)
+    question = kwargs.pop("question", None)
+    if contexts is None:
+        raise ConfigurationError(
+            "a guarded chat.completions.create() needs contexts=[...] (the retrieved passages the answer must be "
+            "supported by); pass contexts=[] to guard an answer that has none"
+        )
+    if isinstance(contexts, str) or not all(isinstance(c, str) for c in contexts):
+        raise ConfigurationError("contexts= must be a list of strings")
+    if kwargs.get("n", 1) != 1:
+        raise ConfigurationError("guarded completions support n=1 only; request one choice")
+    if question is None:
+        question = _question(kwargs.get("messages", ()))
+    return question, list(contexts), kwargs
+
+
+def _content(chunk: Any) -> str:
+    if not chunk.choices:
+        return ""
+    return chunk.choices[0].delta.content or ""
+
+
+def _with_content(chunk: Any, text: str | None, finish: str | None) -> Any:
+    """A copy of ``chunk`` with its first choice's content and finish_reason replaced."""
+    choice = chunk.choices[0]
+    delta = choice.delta.model_copy(update={"content": text})
+    return chunk.model_copy(update={"choices": [choice.model_copy(update={"delta": delta, "finish_reason": finish})]})
+
+
+def _filter_chunk(template: Any, text: str | None) -> Any:
+    from openai.types.chat import ChatCompletionChunk
+
+    return ChatCompletionChunk.model_validate({
+        "id": template.id if template is not None else "guardrail",
+        "object": "chat.completion.chunk",
+        "created": template.created if template is not None else int(time.time()),
+        "model": template.model if template is not None else "",
+        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "content_filter"}],
+    })
+
+
+class _ChunkGate:
+    """Sans-IO: decides which upstream chunks may be delivered, given what the StreamGuard released."""
+
+    def __init__(self, stream: StreamGuard, start: float) -> None:
+        self.stream = stream
+        self.start = start
+        self.pending: deque[Any] = deque()
+        self.budget = 0  # released characters not yet delivered in chunks
+        self.template: Any = None
+        self.ttft: float | None = None
+        self.checking = 0.0
+
+    def push(self, chunk: Any) -> list[Any]:
+        self.template = chunk
+        text = _content(chunk)
+        if text and self.ttft is None:
+            self.ttft = time.perf_counter() - self.start - self.checking
+        self.pending.append(chunk)
+        if text:
+            t0 = time.perf_counter()
+            self.budget += len(self.stream.feed(text))
+            self.checking += time.perf_counter() - t0
+        return self._drain(final=False)
+
+    def _drain(self, final: bool) -> list[Any]:
+        out: list[Any] = []
+        while self.pending:
+            chunk = self.pending[0]
+            text = _content(chunk)
+            finish = chunk.choices[0].finish_reason if chunk.choices else None
+            if not text:
+                if finish is not None and not final:
+                    break  # the end of the answer is delivered only once the whole answer passed
+                out.append(self.pending.popleft())
+                continue
+            if len(text) <= self.budget:
+                self.budget -= len(text)
+                self.pending.popleft()
+                if finish is not None and not final:
+                    # text and finish in one chunk: deliver the text now, the finish at the end
+                    out.append(_with_content(chunk, text, None))
+                    self.pending.appendleft(_with_content(chunk, None, finish))
+                    break
+                out.append(chunk)
+                continue
+            if self.budget > 0:  # a sentence ends inside this chunk: deliver only its released part
+                out.append(_with_content(chunk, text[: self.budget], None))
+                self.pending[0] = _with_content(chunk, text[self.budget :], finish)
+                self.budget = 0
+            break
+        return out
+
+    def end(self) -> tuple[list[Any], Verdict]:
+        generation = time.perf_counter() - self.start - self.checking
+        end = self.stream.finish(time_to_first_token=self.ttft, generation=generation)
+        return self._close(end.text, end.verdict), end.verdict
+
+    async def aend(self) -> tuple[list[Any], Verdict]:
+        generation = time.perf_counter() - self.start - self.checking
+        end = await self.stream.afinish(time_to_first_token=self.ttft, generation=generation)
+        return self._close(end.text, end.verdict), end.verdict
+
+    def _close(self, tail: str, verdict: Verdict) -> list[Any]:
+        self.budget += len(tail)
+        if not self.stream.stopped:
+            return self._drain(final=True)
+        out = self._drain(final=False)  # whatever was released before the stop
+        text = self.stream.policy.fallback_message if verdict.action == "fallback" else None
+        return [*out, _filter_chunk(self.template, text)]
+
+
+class GuardedStream(Iterator[Any]):
+    """Iterates guarded ``ChatCompletionChunk``s; ``guardrail`` holds the verdict once consumed."""
+
+    def __init__(self, upstream: Any, gate: _ChunkGate) -> None:
+        self._upstream = upstream
+        self._it = iter(upstream)
+        self._gate = gate
+        self._out: deque[Any] = deque()
+        self._done = False
+        self.guardrail: Verdict | None = None
+
+    def __iter__(self) -> "GuardedStream":
+        return self
+
+    def __next__(self) -> Any:
+        while not self._out:
+            if self._done:
+                raise StopIteration
+            try:
+                chunk = next(self._it)
+            except StopIteration:
+                self._finish()
+                continue
+            self._out.extend(self._gate.push(chunk))
+            if self._gate.stream.stopped:
+                self.close()
+                self._finish()
+        return self._out.popleft()
+
+    def _finish(self) -> None:
+        chunks, verdict = self._gate.end()
+        self._out.extend(chunks)
+        self.guardrail = verdict
+        self._done = True
+
+    def close(self) -> None:
+        self._upstream.close()
+
+    def __enter__(self) -> "GuardedStream":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncGuardedStream(AsyncIterator[Any]):
+    def __init__(self, upstream: Any, gate: _ChunkGate) -> None:
+        self._upstream = upstream
+        self._it = upstream.__aiter__()
+        self._gate = gate
+        self._out: deque[Any] = deque()
+        self._done = False
+        self.guardrail: Verdict | None = None
+
+    def __aiter__(self) -> "AsyncGuardedStream":
+        return self
+
+    async def __anext__(self) -> Any:
+        import asyncio
+
+        while not self._out:
+            if self._done:
+                raise StopAsyncIteration
+            try:
+                chunk = await self._it.__anext__()
+            except StopAsyncIteration:
+                await self._finish()
+                continue
+            if self._gate.stream.hold:
+                self._out.extend(await asyncio.to_thread(self._gate.push, chunk))
+            else:
+                self._out.extend(self._gate.push(chunk))
+            if self._gate.stream.stopped:
+                await self.close()
+                await self._finish()
+        return self._out.popleft()
+
+    async def _finish(self) -> None:
+        chunks, verdict = await self._gate.aend()
+        self._out.extend(chunks)
+        self.guardrail = verdict
+        self._done = True
+
+    async def close(self) -> None:
+        await self._upstream.close()
+
+    async def __aenter__(self) -> "AsyncGuardedStream":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+def _apply(guard: Guard, completion: Any, verdict: Verdict) -> Any:
+    completion.guardrail = verdict
+    if verdict.action == "block":
+        raise GuardrailBlocked(verdict)
+    if verdict.action == "fallback" and completion.choices:
+        choice = completion.choices[0]
+        message = choice.message.model_copy(update={"content": guard.policy.fallback_message})
+        completion.choices[0] = choice.model_copy(update={"message": message, "finish_reason": "content_filter"})
+    return completion
+
+
+class _Completions:
+    def __init__(self, inner: Any, guard: Guard) -> None:
+        self._inner = inner
+        self._guard = guard
+
+    def create(self, **kwargs: Any) -> Any:
+        question, contexts, kwargs = _prepare(kwargs)
+        start = time.perf_counter()
+        result = self._inner.create(**kwargs)
+        if kwargs.get("stream"):
+            return GuardedStream(result, _ChunkGate(self._guard.stream(question, contexts), start))
+        total = time.perf_counter() - start
+        text = (result.choices[0].message.content or "") if result.choices else ""
+        verdict = self._guard.check(question, contexts, text, time_to_first_token=total, generation=total)
+        return _apply(self._guard, result, verdict)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _AsyncCompletions(_Completions):
+    async def create(self, **kwargs: Any) -> Any:  # type: ignore[override]
+        question, contexts, kwargs = _prepare(kwargs)
+        start = time.perf_counter()
+        result = await self._inner.create(**kwargs)
+        if kwargs.get("stream"):
+            return AsyncGuardedStream(result, _ChunkGate(self._guard.stream(question, contexts), start))
+        total = time.perf_counter() - start
+        text = (result.choices[0].message.content or "") if result.choices else ""
+        verdict = await self._guard.acheck(question, contexts, text, time_to_first_token=total, generation=total)
+        return _apply(self._guard, result, verdict)
+
+
+class _Chat:
+    def __init__(self, inner: Any, guard: Guard, is_async: bool) -> None:
+        self._inner = inner
+        self.completions = (_AsyncCompletions if is_async else _Completions)(inner.completions, guard)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class GuardedOpenAI:
+    """Proxy of an OpenAI client whose ``chat.completions.create`` is guarded."""
+
+    def __init__(self, client: Any, guard: Guard) -> None:
+        import openai
+
+        self._client = client
+        self.guard = guard
+        self.chat = _Chat(client.chat, guard, isinstance(client, openai.AsyncOpenAI))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+def guard_openai(client: Any, guard: Guard) -> GuardedOpenAI:
+    """Wrap ``openai.OpenAI()`` or ``openai.AsyncOpenAI()``; see the module docstring."""
+    return GuardedOpenAI(client, guard)

@@ -1,0 +1,79 @@
+"""A local OpenAI-compatible chat server (Starlette + uvicorn on 127.0.0.1) standing in for a paid LLM API.
+
+The answer is chosen by the test through the request body (the SDK's ``extra_body={"answer": ...}``);
+``{"fail": 500}`` makes it return that status. Streams are sent as OpenAI SSE chunks of 5 characters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+
+async def chat(request: Request) -> Response:
+    body = await request.json()
+    if body.get("fail"):
+        return JSONResponse({"error": {"message": "upstream exploded", "type": "server_error"}}, status_code=int(body["fail"]))
+    answer = body.get("answer", "Hello.")
+    model = body.get("model", "fake")
+    created = int(time.time())
+    if not body.get("stream"):
+        return JSONResponse({
+            "id": "chatcmpl-test", "object": "chat.completion", "created": created, "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10},
+        })
+    delay = float(body.get("delay", 0.0))
+
+    async def events() -> AsyncIterator[str]:
+        def chunk(delta: dict[str, object], finish: str | None = None) -> str:
+            payload = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": created, "model": model,
+                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            return f"data: {json.dumps(payload)}\n\n"
+
+        yield chunk({"role": "assistant", "content": ""})
+        for i in range(0, len(answer), 5):
+            await asyncio.sleep(delay)
+            yield chunk({"content": answer[i : i + 5]})
+        yield chunk({}, "stop")
+        yield "data: [DONE]\n\n"
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
+app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serve(asgi_app=app) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(asgi_app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 20
+    while not server.started:
+        if time.time() > deadline:
+            raise RuntimeError("test server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
