@@ -96,3 +96,19 @@ def test_main_job_runs_offline_without_torch(tmp_path: Path) -> None:
     assert rows["refund-ok"]["faithfulness"] > rows["refund-wrong"]["faithfulness"]
     assert rows["short-answer"]["faithfulness"] > rows["short-wrong"]["faithfulness"]
     assert rows["off-topic-retrieval"]["retrieval_relevance"] < rows["refund-ok"]["retrieval_relevance"]
+
+
+def test_guarded_function_blocks_hallucination_and_passes_faithful_answer(nli: NLIScorer) -> None:
+    from guardrail import Guard, GuardrailBlocked, Policy, guarded
+
+    guard = Guard(Evaluator(nli=nli), Policy(action="block"))
+
+    @guarded(guard, question="question", contexts="docs")
+    def answer(question: str, docs: list[str], text: str) -> str:
+        return text
+
+    ok = answer("How long do I have to return an item?", CONTEXTS, "Items can be returned within 30 days of delivery.")
+    assert ok.verdict.action == "pass"
+    with pytest.raises(GuardrailBlocked) as info:
+        answer("How long do I have to return an item?", CONTEXTS, "Items can be returned within 90 days, no receipt needed.")
+    assert info.value.verdict.failed_checks == ("faithfulness",)
