@@ -270,3 +270,25 @@ def is_claim(text: str) -> bool:
 
 def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w not in STOPWORDS]
+
+
+_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper, so "refunds", "refunded" and "refund" match (not a linguistic stemmer).
+
+    >>> [stem(w) for w in ("refunds", "refunded", "policies", "class", "was")]
+    ['refund', 'refund', 'policy', 'class', 'was']
+    """
+    if len(word) <= 3 or not word.isalpha() or word.endswith("ss"):
+        return word
+    for suffix, repl in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + repl
+    return word
+
+
+def content_stems(text: str) -> list[str]:
+    """Stemmed content words: what premise ranking and word coverage compare."""
+    return [stem(w) for w in content_words(text)]

@@ -33,16 +33,16 @@ def test_long_context_is_windowed_not_truncated_exhaustive(nli: NLIScorer) -> No
 
 def test_candidates_reach_the_end_of_a_long_context(nli: NLIScorer) -> None:
     from guardrail.checks.premises import ContextIndex, rank_units
-    from guardrail.text import content_words
+    from guardrail.text import content_stems
 
     tok = nli.tokenizer
     contexts = ["Unrelated opening chunk about weather.", LONG_CONTEXT]
     index = ContextIndex.build(contexts, tok.count_many, tok.offsets, 100)
     units = index.units("candidates", 100, window=1)
     claim = "The secret ingredient of the soup is saffron."
-    picked = rank_units(index, units, content_words(claim), top_k=3)
+    picked = rank_units(index, units, content_stems(claim), top_k=3)
     assert picked[0].chunk == 1 and picked[0].text.endswith(claim)
-    assert index.best_sentence(picked[0], content_words(claim)).of(LONG_CONTEXT) == claim
+    assert index.best_sentence(picked[0], content_stems(claim)).of(LONG_CONTEXT) == claim
     assert all(tok.count(p.text) <= 100 for p in picked)
 
     r = FaithfulnessCheck(nli, FaithfulnessConfig(top_k=3)).run("", contexts, claim)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import openai
 import pytest
+from llm_server import serve
 from prometheus_client import CollectorRegistry
 
 from guardrail.checks.evaluator import Evaluator
@@ -19,7 +20,6 @@ from guardrail.openai import guard_openai
 from guardrail.policy import Policy
 from guardrail.scorers.nli import NLIScorer
 from guardrail.telemetry import Telemetry
-from llm_server import serve
 
 CTX = ["Items can be returned within 30 days of delivery. Refunds are issued to the original payment method."]
 MSGS = [{"role": "system", "content": "Answer from the documents."}, {"role": "user", "content": "How do returns work?"}]

@@ -3,7 +3,7 @@ import guardrail
 
 def test_all_is_sorted_and_complete() -> None:
     public = {name for name in vars(guardrail) if not name.startswith("_")} - {
-        "checks", "errors", "scorers", "text", "training", "cli", "decorator", "guard", "policy", "streaming", "telemetry", "verdict",
+        "checks", "errors", "scorers", "text", "training", "cli", "stats", "openai", "decorator", "guard", "policy", "streaming", "telemetry", "verdict",
     }
     assert set(guardrail.__all__) == public
     assert guardrail.__all__ == sorted(guardrail.__all__, key=lambda s: (not s.isupper(), s[0].islower(), s))

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from llm_server import serve
 
 README = Path(__file__).resolve().parent.parent / "README.md"

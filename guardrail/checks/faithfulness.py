@@ -33,7 +33,7 @@ from guardrail.errors import ConfigurationError, InputError
 from guardrail.scorers.nli import NLIScorer
 from guardrail.text import (
     Span,
-    content_words,
+    content_stems,
     is_claim,
     qa_hypothesis,
     split_sentences,
@@ -236,7 +236,7 @@ class FaithfulnessCheck:
             if not it.check:
                 per_item.append([])
                 continue
-            hyp_words = content_words(it.hypothesis)
+            hyp_words = content_stems(it.hypothesis)
             chosen = [u[0] for u in units] if cfg.mode == "exhaustive" else rank_units(index, units, hyp_words, cfg.top_k)
             refs = []
             for premise in chosen:
@@ -269,12 +269,12 @@ class FaithfulnessCheck:
             con = np.array([pred.contradiction[pid] for pid, _ in refs])
             best = int(ent.argmax())
             premise = refs[best][1]
-            hyp_words = content_words(it.text)
-            sent_span = index.best_sentence(premise, content_words(it.hypothesis))
+            hyp_words = content_stems(it.text)
+            sent_span = index.best_sentence(premise, content_stems(it.hypothesis))
             chunk_text = contexts[premise.chunk]
             entailment = float(ent[best])
             contradiction = None if np.isnan(con[best]) else float(con[best])
-            cov = coverage(hyp_words, frozenset(content_words(premise.text)))
+            cov = coverage(hyp_words, frozenset(content_stems(premise.text)))
             ctx_cov = coverage(hyp_words, index.vocabulary)
             score = entailment
             if calibrator is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from guardrail.text import STOPWORDS, content_words
+from guardrail.text import STOPWORDS
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\$?\d[\d,]*(?:\.\d+)?%?")
 _CAP = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|de|la|von|van|the)?\s*[A-Z][\w'’-]*)*")
@@ -72,6 +72,3 @@ def coverage(hyp_words: Sequence[str], premise_words: frozenset[str]) -> float:
         return 1.0
     return sum(1 for w in hyp_words if w in premise_words) / len(hyp_words)
 
-
-def premise_words(text: str) -> frozenset[str]:
-    return frozenset(content_words(text))

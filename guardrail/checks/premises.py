@@ -23,7 +23,7 @@ from typing import Literal
 from guardrail.text import (
     Span,
     TokenOffsets,
-    content_words,
+    content_stems,
     split_sentences,
     token_windows,
 )
@@ -83,7 +83,7 @@ class ContextIndex:
                     piece = Span(span.start + w.start, span.start + w.end)
                     fitted.append(piece)
                     fitted_sizes.append(min(max_tokens, count_tokens([piece.of(text)])[0]))
-            words = tuple(frozenset(content_words(s.of(text))) for s in fitted)
+            words = tuple(frozenset(content_stems(s.of(text))) for s in fitted)
             for ws in words:
                 df.update(ws)
             n_sent += len(words)
