@@ -107,7 +107,7 @@ class Guard:
 
     # ----------------------------------------------------------------- one answer
     def _evaluate(self, question: str, contexts: Sequence[str], response: str) -> Evaluation:
-        return self.evaluator.evaluate(question, contexts, response, checks=self.policy.checks)
+        return self.evaluator.evaluate(question, contexts, response, checks=self.policy.checks, context_relevancy=False)
 
     def _track(self) -> AbstractContextManager[None]:
         return self.observer.track() if self.observer is not None else nullcontext()

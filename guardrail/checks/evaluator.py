@@ -29,7 +29,9 @@ CHECKS: tuple[CheckName, ...] = ("faithfulness", "retrieval_relevance", "respons
 
 @dataclass(frozen=True, slots=True)
 class CheckTimings:
-    """Seconds spent in each check (0.0 for a check that did not run)."""
+    """Seconds spent in each check (0.0 for a check that did not run). Retrieval and response relevance
+    share one embedding batch, so their joint time is under ``retrieval_relevance`` when both run;
+    ``response_relevance`` then holds only the answer-similarity time."""
 
     faithfulness: float = 0.0
     retrieval_relevance: float = 0.0
@@ -125,8 +127,13 @@ class Evaluator:
         ground_truth: str | None = None,
         *,
         checks: Iterable[str] | None = None,
+        context_relevancy: bool | None = None,
     ) -> Evaluation:
-        """Run the checks (all of this evaluator's, or the subset ``checks``) on one answer."""
+        """Run the checks (all of this evaluator's, or the subset ``checks``) on one answer.
+
+        ``context_relevancy=False`` skips embedding every context sentence (the guard does: no policy
+        threshold uses it); None follows ``RelevanceConfig.context_relevancy``.
+        """
         _validate(question, contexts, response, self.faithfulness_config)
         run = self.checks if checks is None else tuple(checks)
         extra = [c for c in run if c not in self.checks]
@@ -136,13 +143,20 @@ class Evaluator:
         t0 = time.perf_counter()
         faith = self._faith.run(question, contexts, response) if self._faith and "faithfulness" in run else None
         t1 = time.perf_counter()
-        retrieval = self._rel.retrieval(question, contexts) if self._rel and "retrieval_relevance" in run else None
+        retrieval, resp_rel = None, None
+        if self._rel is not None and ("retrieval_relevance" in run or "response_relevance" in run):
+            retrieval, resp_rel = self._rel.evaluate(
+                question,
+                contexts if "retrieval_relevance" in run else None,
+                response if "response_relevance" in run else None,
+                context_relevancy=context_relevancy,
+            )
         t2 = time.perf_counter()
-        resp_rel = self._rel.response(question, response) if self._rel and "response_relevance" in run else None
         similarity = None
         if ground_truth is not None:
             rel = self._rel or RelevanceCheck(EmbeddingScorer())
             self._rel = rel
             similarity = rel.answer_similarity(response, ground_truth)
         t3 = time.perf_counter()
+        # retrieval and response relevance share one embedding batch; their time is reported under retrieval
         return Evaluation(faith, retrieval, resp_rel, similarity, CheckTimings(t1 - t0, t2 - t1, t3 - t2))

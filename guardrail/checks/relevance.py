@@ -83,26 +83,51 @@ class RelevanceCheck:
         self.config = config or RelevanceConfig()
 
     def retrieval(self, question: str, contexts: Sequence[str]) -> RetrievalRelevance:
+        """Each chunk's relevance to the question, context precision and context relevancy."""
+        result, _ = self.evaluate(question, contexts, None)
+        assert result is not None
+        return result
+
+    def evaluate(
+        self,
+        question: str,
+        contexts: Sequence[str] | None,
+        response: str | None,
+        *,
+        context_relevancy: bool | None = None,
+    ) -> tuple[RetrievalRelevance | None, float | None]:
+        """Retrieval relevance (when ``contexts`` is not None) and response relevance (when ``response``
+        is not None) from one embedding batch: the question is embedded once."""
         cfg = self.config
-        if not contexts or not question.strip():
-            return RetrievalRelevance(None, None, (), None, None, cfg.chunk_threshold)
+        with_sentences = cfg.context_relevancy if context_relevancy is None else context_relevancy
+        empty = RetrievalRelevance(None, None, (), None, None, cfg.chunk_threshold)
+        if not question.strip():
+            return (None if contexts is None else empty), None
         emb = self.embedder
         tok = emb.tokenizer
         body = emb.max_length - tok.special_tokens(pair=False)
         texts: list[str] = [question]
         owners: list[tuple[int, bool]] = []  # (chunk, is_sentence)
-        for c, text in enumerate(contexts):
+        for c, text in enumerate(contexts or ()):
             sents = split_sentences(text)
             # a chunk scores as its best window, so a long chunk is judged by its relevant part
             for w in sentence_windows(text, sents, tok.count, tok.offsets, body) or []:
                 texts.append(w.of(text))
                 owners.append((c, False))
-            if cfg.context_relevancy:
+            if with_sentences:
                 for s in sents:
                     texts.append(s.of(text))
                     owners.append((c, True))
+        with_response = response is not None and bool(response.strip())
+        if with_response:
+            texts.append(response)  # type: ignore[arg-type]
         vecs = emb.embed(texts)
         sims = vecs[1:] @ vecs[0]
+        resp_rel = _clip(float(sims[-1])) if with_response else None
+        if contexts is None:
+            return None, resp_rel
+        if not contexts:
+            return empty, resp_rel
         chunk_scores = np.zeros(len(contexts), dtype=np.float32)
         sent_scores: list[float] = []
         for (c, is_sentence), sim in zip(owners, sims):
@@ -114,11 +139,9 @@ class RelevanceCheck:
             ChunkRelevance(i, _clip(float(s)), _clip(float(s)) >= cfg.chunk_threshold) for i, s in enumerate(chunk_scores)
         )
         relevancy = None
-        if cfg.context_relevancy:
-            relevancy = (
-                float(np.mean([s >= cfg.sentence_threshold for s in sent_scores])) if sent_scores else 0.0
-            )
-        return RetrievalRelevance(
+        if with_sentences:
+            relevancy = float(np.mean([s >= cfg.sentence_threshold for s in sent_scores])) if sent_scores else 0.0
+        retrieval = RetrievalRelevance(
             top=max(c.score for c in chunks),
             first=chunks[0].score,
             chunks=chunks,
@@ -126,12 +149,13 @@ class RelevanceCheck:
             context_relevancy=relevancy,
             threshold=cfg.chunk_threshold,
         )
+        return retrieval, resp_rel
 
     def response(self, question: str, response: str) -> float | None:
         """Cosine of query and response, clipped to 0..1 (None if either is empty)."""
-        if not question.strip() or not response.strip():
+        if not response.strip():
             return None
-        return _clip(float(self.embedder.similarity([question], [response])[0, 0]))
+        return self.evaluate(question, None, response)[1]
 
     def answer_similarity(self, response: str, ground_truth: str) -> float | None:
         if not ground_truth.strip() or not response.strip():
