@@ -17,8 +17,7 @@ python benchmarks/make_calibration_set.py --config "$config" --out "$run/calibra
 n=$(wc -l < "$run/calibration_nli_heldout.jsonl")
 guardrail calibrate "$export_dir" --bench "$run/calibration_nli_heldout.jsonl" ../shared/data/bench/halueval_qa_dev.jsonl.gz \
   --exclude length_matched --limit-per-file "$n"
-rm -rf "$dest" && mkdir -p "$dest"
+mkdir -p "$dest"  # MODEL_CARD.md in $dest is kept
 cp "$export_dir"/{model.int8.onnx,config.json,tokenizer.json,tokenizer_config.json,guardrail.json} "$dest"/
 [ -f "$export_dir/special_tokens_map.json" ] && cp "$export_dir/special_tokens_map.json" "$dest"/
-[ -f guardrail/models/MODEL_CARD.md ] && cp guardrail/models/MODEL_CARD.md "$dest/MODEL_CARD.md"
 du -sh "$dest"
