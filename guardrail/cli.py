@@ -210,6 +210,44 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import httpx
+    from prometheus_client import CollectorRegistry
+
+    from guardrail.guard import Guard
+    from guardrail.policy import Policy
+    from guardrail.server import create_gateway
+    from guardrail.telemetry import Telemetry
+
+    if bool(args.upstream) == bool(args.demo):
+        raise InputError("give either --upstream URL (an OpenAI-compatible base URL ending in /v1) or --demo")
+    policy = Policy.from_file(args.policy) if args.policy else Policy(action=args.action)
+    args.checks = ",".join(policy.checks)
+    args.embedding_model = None
+    args.mode = "candidates"
+    args.max_context_chars = 1_000_000
+    evaluator = _evaluator(args)
+    telemetry = Telemetry(CollectorRegistry(), route=args.route_name, model=args.model_label)
+    guard = Guard(evaluator, policy, observer=telemetry)
+    transport, retriever, upstream = None, None, args.upstream
+    if args.demo:
+        from guardrail.demo import retrieve, upstream_app
+
+        transport = httpx.ASGITransport(app=upstream_app)
+        retriever = retrieve
+        upstream = "http://demo-upstream/v1"
+    app = create_gateway(upstream, guard, telemetry, api_key=os.environ.get("GUARDRAIL_UPSTREAM_API_KEY"),
+                         timeout=httpx.Timeout(args.timeout, connect=5.0), transport=transport, retriever=retriever)
+    # load the models before the first request, not during it
+    evaluator.evaluate("warm up", ["Warm-up context."], "Warm-up answer.")
+    print(f"guardrail gateway on http://{args.host}:{args.port}/v1 -> {upstream} (policy: {policy.action}); "
+          f"metrics at /metrics", file=sys.stderr)
+    import uvicorn
+
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="guardrail", description="Real-time guardrails for RAG answers.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -242,6 +280,20 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--limit-per-file", type=int, help="at most this many rows from each file (balance the sources)")
     cal.add_argument("--mode", choices=["candidates", "exhaustive"], default="candidates")
     cal.set_defaults(func=cmd_calibrate)
+
+    srv = sub.add_parser("serve", help="run the guarded OpenAI-compatible gateway")
+    srv.add_argument("--upstream", help="upstream OpenAI-compatible base URL, e.g. http://127.0.0.1:8001/v1")
+    srv.add_argument("--demo", action="store_true", help="use the built-in demo upstream and documents (offline)")
+    srv.add_argument("--host", default="127.0.0.1")
+    srv.add_argument("--port", type=int, default=8000)
+    srv.add_argument("--policy", help="policy file (JSON or TOML); default: --action with default thresholds")
+    srv.add_argument("--action", choices=["pass", "flag", "block", "fallback"], default="block")
+    srv.add_argument("--nli-model", help="NLI model directory or hub id (default: the shipped model)")
+    srv.add_argument("--backend", choices=["onnx", "torch"], default="onnx")
+    srv.add_argument("--route-name", default="gateway", help="the 'route' label of the metrics")
+    srv.add_argument("--model-label", default="upstream", help="the 'model' label of the metrics")
+    srv.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the upstream")
+    srv.set_defaults(func=cmd_serve)
 
     train = sub.add_parser("train", help="fine-tune an NLI cross-encoder (needs guardrail[train])")
     train.add_argument("--config", required=True, help="JSON training config, e.g. configs/nli-minilm-l6.json")

@@ -29,7 +29,7 @@ from typing import Any
 from guardrail.decorator import GuardrailBlocked
 from guardrail.errors import ConfigurationError
 from guardrail.guard import Guard
-from guardrail.streaming import StreamGuard
+from guardrail.streaming import ReleaseGate
 from guardrail.verdict import Verdict
 
 
@@ -64,106 +64,40 @@ def _prepare(kwargs: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
     return question, list(contexts), kwargs
 
 
-def _content(chunk: Any) -> str:
-    if not chunk.choices:
-        return ""
-    return chunk.choices[0].delta.content or ""
+class _SDKChunks:
+    """ChunkAdapter for openai's ``ChatCompletionChunk`` objects."""
+
+    def content(self, chunk: Any) -> str:
+        return (chunk.choices[0].delta.content or "") if chunk.choices else ""
+
+    def finish(self, chunk: Any) -> str | None:
+        return chunk.choices[0].finish_reason if chunk.choices else None
+
+    def with_content(self, chunk: Any, text: str | None, finish: str | None) -> Any:
+        choice = chunk.choices[0]
+        delta = choice.delta.model_copy(update={"content": text})
+        return chunk.model_copy(update={"choices": [choice.model_copy(update={"delta": delta, "finish_reason": finish})]})
+
+    def stop_item(self, template: Any, text: str | None, verdict: Verdict) -> list[Any]:
+        from openai.types.chat import ChatCompletionChunk
+
+        return [ChatCompletionChunk.model_validate({
+            "id": template.id if template is not None else "guardrail",
+            "object": "chat.completion.chunk",
+            "created": template.created if template is not None else int(time.time()),
+            "model": template.model if template is not None else "",
+            "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "content_filter"}],
+        })]
 
 
-def _with_content(chunk: Any, text: str | None, finish: str | None) -> Any:
-    """A copy of ``chunk`` with its first choice's content and finish_reason replaced."""
-    choice = chunk.choices[0]
-    delta = choice.delta.model_copy(update={"content": text})
-    return chunk.model_copy(update={"choices": [choice.model_copy(update={"delta": delta, "finish_reason": finish})]})
-
-
-def _filter_chunk(template: Any, text: str | None) -> Any:
-    from openai.types.chat import ChatCompletionChunk
-
-    return ChatCompletionChunk.model_validate({
-        "id": template.id if template is not None else "guardrail",
-        "object": "chat.completion.chunk",
-        "created": template.created if template is not None else int(time.time()),
-        "model": template.model if template is not None else "",
-        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "content_filter"}],
-    })
-
-
-class _ChunkGate:
-    """Sans-IO: decides which upstream chunks may be delivered, given what the StreamGuard released."""
-
-    def __init__(self, stream: StreamGuard, start: float) -> None:
-        self.stream = stream
-        self.start = start
-        self.pending: deque[Any] = deque()
-        self.budget = 0  # released characters not yet delivered in chunks
-        self.template: Any = None
-        self.ttft: float | None = None
-        self.checking = 0.0
-
-    def push(self, chunk: Any) -> list[Any]:
-        self.template = chunk
-        text = _content(chunk)
-        if text and self.ttft is None:
-            self.ttft = time.perf_counter() - self.start - self.checking
-        self.pending.append(chunk)
-        if text:
-            t0 = time.perf_counter()
-            self.budget += len(self.stream.feed(text))
-            self.checking += time.perf_counter() - t0
-        return self._drain(final=False)
-
-    def _drain(self, final: bool) -> list[Any]:
-        out: list[Any] = []
-        while self.pending:
-            chunk = self.pending[0]
-            text = _content(chunk)
-            finish = chunk.choices[0].finish_reason if chunk.choices else None
-            if not text:
-                if finish is not None and not final:
-                    break  # the end of the answer is delivered only once the whole answer passed
-                out.append(self.pending.popleft())
-                continue
-            if len(text) <= self.budget:
-                self.budget -= len(text)
-                self.pending.popleft()
-                if finish is not None and not final:
-                    # text and finish in one chunk: deliver the text now, the finish at the end
-                    out.append(_with_content(chunk, text, None))
-                    self.pending.appendleft(_with_content(chunk, None, finish))
-                    break
-                out.append(chunk)
-                continue
-            if self.budget > 0:  # a sentence ends inside this chunk: deliver only its released part
-                out.append(_with_content(chunk, text[: self.budget], None))
-                self.pending[0] = _with_content(chunk, text[self.budget :], finish)
-                self.budget = 0
-            break
-        return out
-
-    def end(self) -> tuple[list[Any], Verdict]:
-        generation = time.perf_counter() - self.start - self.checking
-        end = self.stream.finish(time_to_first_token=self.ttft, generation=generation)
-        return self._close(end.text, end.verdict), end.verdict
-
-    async def aend(self) -> tuple[list[Any], Verdict]:
-        generation = time.perf_counter() - self.start - self.checking
-        end = await self.stream.afinish(time_to_first_token=self.ttft, generation=generation)
-        return self._close(end.text, end.verdict), end.verdict
-
-    def _close(self, tail: str, verdict: Verdict) -> list[Any]:
-        self.budget += len(tail)
-        if not self.stream.stopped:
-            return self._drain(final=True)
-        out = self._drain(final=False)  # whatever was released before the stop
-        text = self.stream.policy.fallback_message if verdict.action == "fallback" else None
-        return [*out, _filter_chunk(self.template, text)]
+def _gate(guard: Guard, question: str, contexts: list[str], start: float) -> ReleaseGate[Any]:
+    return ReleaseGate(guard.stream(question, contexts), _SDKChunks(), start)
 
 
 class GuardedStream(Iterator[Any]):
     """Iterates guarded ``ChatCompletionChunk``s; ``guardrail`` holds the verdict once consumed."""
 
-    def __init__(self, upstream: Any, gate: _ChunkGate) -> None:
+    def __init__(self, upstream: Any, gate: ReleaseGate[Any]) -> None:
         self._upstream = upstream
         self._it = iter(upstream)
         self._gate = gate
@@ -206,7 +140,7 @@ class GuardedStream(Iterator[Any]):
 
 
 class AsyncGuardedStream(AsyncIterator[Any]):
-    def __init__(self, upstream: Any, gate: _ChunkGate) -> None:
+    def __init__(self, upstream: Any, gate: ReleaseGate[Any]) -> None:
         self._upstream = upstream
         self._it = upstream.__aiter__()
         self._gate = gate
@@ -274,7 +208,7 @@ class _Completions:
         start = time.perf_counter()
         result = self._inner.create(**kwargs)
         if kwargs.get("stream"):
-            return GuardedStream(result, _ChunkGate(self._guard.stream(question, contexts), start))
+            return GuardedStream(result, _gate(self._guard, question, contexts, start))
         total = time.perf_counter() - start
         text = (result.choices[0].message.content or "") if result.choices else ""
         verdict = self._guard.check(question, contexts, text, time_to_first_token=total, generation=total)
@@ -290,7 +224,7 @@ class _AsyncCompletions(_Completions):
         start = time.perf_counter()
         result = await self._inner.create(**kwargs)
         if kwargs.get("stream"):
-            return AsyncGuardedStream(result, _ChunkGate(self._guard.stream(question, contexts), start))
+            return AsyncGuardedStream(result, _gate(self._guard, question, contexts, start))
         total = time.perf_counter() - start
         text = (result.choices[0].message.content or "") if result.choices else ""
         verdict = await self._guard.acheck(question, contexts, text, time_to_first_token=total, generation=total)

@@ -19,9 +19,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Generic, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 
@@ -106,6 +107,12 @@ class StreamGuard:
 
     async def afinish(self, *, time_to_first_token: float | None = None, generation: float | None = None) -> StreamEnd:
         return await asyncio.to_thread(lambda: self.finish(time_to_first_token=time_to_first_token, generation=generation))
+
+    def stop(self, reason: str, check: str) -> None:
+        """Stop the stream for a reason found outside the text (e.g. an unreadable upstream event)."""
+        self.stopped = True
+        self._failure = (reason,)
+        self._failed_checks = (check,)
 
     # ----------------------------------------------------------------- checking
     def _check_spans(self, spans: Sequence[object], final: bool = False) -> str:
@@ -205,3 +212,95 @@ class StreamGuard:
             return Verdict(self.policy.action, "failed", scores, self._failure, self._failed_checks, timings,
                            response=response, evaluation=evaluation)
         return Verdict("pass", "passed", scores, (), (), timings, response=response, evaluation=evaluation)
+
+
+Item = TypeVar("Item")
+
+
+class ChunkAdapter(Protocol[Item]):
+    """How a :class:`ReleaseGate` reads and rewrites one kind of stream item (an SDK chunk, an SSE event)."""
+
+    def content(self, item: Item) -> str: ...
+
+    def finish(self, item: Item) -> str | None: ...
+
+    def with_content(self, item: Item, text: str | None, finish: str | None) -> Item: ...
+
+    def stop_item(self, template: Item | None, text: str | None, verdict: Verdict) -> list[Item]: ...
+
+
+class ReleaseGate(Generic[Item]):
+    """Sans-IO: which stream items may be delivered, given what the :class:`StreamGuard` released.
+
+    Items are held in order and go out unchanged once all their text is released; the item that
+    carries the finish reason only once the whole answer passed. A stopped stream delivers the
+    released part of the item in which the last passed sentence ends, then the adapter's stop items
+    (e.g. a ``finish_reason="content_filter"`` chunk).
+    """
+
+    def __init__(self, stream: StreamGuard, adapter: ChunkAdapter[Item], start: float) -> None:
+        self.stream = stream
+        self.adapter = adapter
+        self.start = start
+        self.pending: deque[Item] = deque()
+        self.budget = 0  # released characters not yet delivered
+        self.template: Item | None = None
+        self.ttft: float | None = None
+        self.checking = 0.0
+
+    def push(self, item: Item) -> list[Item]:
+        self.template = item
+        text = self.adapter.content(item)
+        if text and self.ttft is None:
+            self.ttft = time.perf_counter() - self.start - self.checking
+        self.pending.append(item)
+        if text:
+            t0 = time.perf_counter()
+            self.budget += len(self.stream.feed(text))
+            self.checking += time.perf_counter() - t0
+        return self._drain(final=False)
+
+    def _drain(self, final: bool, split: bool = False) -> list[Item]:
+        """Deliver the held items whose text is all released, unchanged (a passing answer goes out byte
+        for byte). ``split`` (only when a stopped stream closes) also delivers the released part of the
+        item in which the last passed sentence ends."""
+        a = self.adapter
+        out: list[Item] = []
+        while self.pending:
+            item = self.pending[0]
+            text = a.content(item)
+            finish = a.finish(item)
+            if finish is not None and not final:
+                break  # the end of the answer goes out only once the whole answer passed
+            if len(text) <= self.budget:
+                self.budget -= len(text)
+                out.append(self.pending.popleft())
+                continue
+            if split and self.budget > 0:
+                out.append(a.with_content(item, text[: self.budget], None))
+                self.budget = 0
+            break
+        return out
+
+    def end(self) -> tuple[list[Item], Verdict]:
+        generation = time.perf_counter() - self.start - self.checking
+        end = self.stream.finish(time_to_first_token=self.ttft, generation=generation)
+        return self._close(end.text, end.verdict), end.verdict
+
+    async def aend(self) -> tuple[list[Item], Verdict]:
+        generation = time.perf_counter() - self.start - self.checking
+        end = await self.stream.afinish(time_to_first_token=self.ttft, generation=generation)
+        return self._close(end.text, end.verdict), end.verdict
+
+    def _close(self, tail: str, verdict: Verdict) -> list[Item]:
+        self.budget += len(tail)
+        if not self.stream.stopped:
+            return self._drain(final=True)
+        out = self._drain(final=False, split=True)  # whatever was released before the stop
+        text = self.stream.policy.fallback_message if verdict.action == "fallback" else None
+        return [*out, *self.adapter.stop_item(self.template, text, verdict)]
+
+    def drop_pending(self) -> None:
+        self.pending.clear()
+
+

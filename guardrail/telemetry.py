@@ -13,6 +13,7 @@ Metric names (``guardrail_`` prefix, base units, counters end in ``_total``):
 | guardrail_verdicts_total | counter | route, model, action, outcome | |
 | guardrail_check_errors_total | counter | route, model, reason | |
 | guardrail_checks_in_flight | gauge | route, model | |
+| guardrail_upstream_errors_total | counter | route, model, reason | (gateway: connect, timeout, status, stream) |
 
 Labels are bounded: ``route`` and ``model`` come from configuration, ``check``/``action``/
 ``outcome``/``reason`` from fixed sets; never prompt text, ids or raw paths.
@@ -39,6 +40,7 @@ GENERATION_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.
 CHECK_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 1.0, 2.5)
 #: bounded error reasons
 ERROR_REASONS = ("exception", "timeout", "input")
+UPSTREAM_REASONS = ("connect", "timeout", "status", "stream")
 
 
 class Telemetry:
@@ -70,6 +72,8 @@ class Telemetry:
                                 (*labels, "action", "outcome"), registry=r)
         self.errors = Counter("guardrail_check_errors", "Scoring errors by reason (exception, timeout, input).",
                               (*labels, "reason"), registry=r)
+        self.upstream_errors = Counter("guardrail_upstream_errors", "Gateway upstream failures (connect, timeout, status, stream).",
+                                       (*labels, "reason"), registry=r)
         self.in_flight = Gauge("guardrail_checks_in_flight", "Checks running now.", labels, registry=r,
                                multiprocess_mode="livesum")
 
@@ -109,6 +113,9 @@ class Telemetry:
 
     def error(self, reason: str, route: str | None = None, model: str | None = None) -> None:
         self.errors.labels(*self._labels(route, model), reason if reason in ERROR_REASONS else "exception").inc()
+
+    def upstream_error(self, reason: str, route: str | None = None, model: str | None = None) -> None:
+        self.upstream_errors.labels(*self._labels(route, model), reason if reason in UPSTREAM_REASONS else "stream").inc()
 
 
 def metrics_app(registry: CollectorRegistry | None = None, *, multiprocess: bool = False) -> Callable[..., Any]:

@@ -27,7 +27,7 @@ async def chat(request: Request) -> Response:
         return JSONResponse({"error": {"message": "upstream exploded", "type": "server_error"}}, status_code=int(body["fail"]))
     answer = body.get("answer", "Hello.")
     model = body.get("model", "fake")
-    created = int(time.time())
+    created = 1700000000  # fixed, so two identical requests get byte-identical answers
     if not body.get("stream"):
         return JSONResponse({
             "id": "chatcmpl-test", "object": "chat.completion", "created": created, "model": model,
@@ -36,21 +36,31 @@ async def chat(request: Request) -> Response:
         })
     delay = float(body.get("delay", 0.0))
 
+    malformed = bool(body.get("malformed"))
+
     async def events() -> AsyncIterator[str]:
         def chunk(delta: dict[str, object], finish: str | None = None) -> str:
             payload = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": created, "model": model,
                        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
             return f"data: {json.dumps(payload)}\n\n"
 
-        yield chunk({"role": "assistant", "content": ""})
-        for i in range(0, len(answer), 5):
-            await asyncio.sleep(delay)
-            yield chunk({"content": answer[i : i + 5]})
-        yield chunk({}, "stop")
-        yield "data: [DONE]\n\n"
+        try:
+            yield chunk({"role": "assistant", "content": ""})
+            if malformed:
+                yield "data: {this is not json\n\n"
+            for i in range(0, len(answer), 5):
+                await asyncio.sleep(delay)
+                yield chunk({"content": answer[i : i + 5]})
+            yield chunk({}, "stop")
+            yield "data: [DONE]\n\n"
+        finally:
+            STREAMS_CLOSED.append(answer)
 
     return StreamingResponse(events(), media_type="text/event-stream")
 
+
+#: answers of the streams whose generator ended (normally or because the client went away)
+STREAMS_CLOSED: list[str] = []
 
 app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
 
@@ -62,9 +72,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(asgi_app=app) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def serve(asgi_app=app, lifespan: str = "off") -> Iterator[str]:  # type: ignore[no-untyped-def]
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(asgi_app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(asgi_app, host="127.0.0.1", port=port, log_level="warning", lifespan=lifespan))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.time() + 20

@@ -1,0 +1,185 @@
+"""GuardrailMiddleware on a Starlette app: JSON and SSE answers, record(), encodings, pass-through."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from prometheus_client import CollectorRegistry
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route, WebSocketRoute
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocket
+
+from guardrail.asgi import GuardrailMiddleware, record
+from guardrail.checks.evaluator import Evaluator
+from guardrail.guard import Guard
+from guardrail.policy import Policy
+from guardrail.scorers.nli import NLIScorer
+from guardrail.telemetry import Telemetry
+
+DOCS = ["Items can be returned within 30 days of delivery. Refunds are issued to the original payment method."]
+ANSWER = "Items can be returned within 30 days."
+
+
+def completion(text: str) -> dict[str, object]:
+    return {"id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]}
+
+
+async def ask(request: Request) -> Response:
+    """A RAG endpoint: retrieves inside, records what it used, answers in OpenAI's format."""
+    body = await request.json()
+    record(query=body["question"], contexts=DOCS)
+    payload = json.dumps(completion(body.get("answer", ANSWER))).encode()
+    if body.get("encoding") == "gzip":
+        return Response(gzip.compress(payload), media_type="application/json", headers={"content-encoding": "gzip"})
+    if body.get("encoding") == "br":
+        return Response(b"\x0b\x02\x80fake-brotli", media_type="application/json", headers={"content-encoding": "br"})
+    return Response(payload, media_type="application/json")
+
+
+async def ask_stream(request: Request) -> Response:
+    body = await request.json()
+    record(query=body["question"], contexts=DOCS)
+    text = body.get("answer", ANSWER)
+
+    async def events():  # type: ignore[no-untyped-def]
+        for i in range(0, len(text), 6):
+            chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                     "choices": [{"index": 0, "delta": {"content": text[i : i + 6]}, "finish_reason": None}]}
+            yield f"data: {json.dumps(chunk)}\n\n"
+        yield 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
+        yield "data: [DONE]\n\n"
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
+async def plain(request: Request) -> Response:
+    return PlainTextResponse("not json at all")
+
+
+async def unguarded(request: Request) -> Response:
+    return JSONResponse(completion("Anything goes here."))
+
+
+async def ws(websocket: WebSocket) -> None:
+    await websocket.accept()
+    await websocket.send_text("hello " + await websocket.receive_text())
+    await websocket.close()
+
+
+started: list[bool] = []
+
+
+async def lifespan(app):  # type: ignore[no-untyped-def]
+    started.append(True)
+    yield
+
+
+def build(evaluator: Evaluator, **policy: object) -> tuple[TestClient, Telemetry]:
+    app = Starlette(routes=[Route("/ask", ask, methods=["POST"]), Route("/ask-stream", ask_stream, methods=["POST"]),
+                            Route("/plain", plain, methods=["POST"]), Route("/free", unguarded, methods=["POST"]),
+                            WebSocketRoute("/ws", ws)], lifespan=lifespan)
+    telemetry = Telemetry(CollectorRegistry(), route="ask", model="m")
+    guard = Guard(evaluator, Policy(retrieval_relevance=None, **policy), observer=telemetry)  # type: ignore[arg-type]
+    mw = GuardrailMiddleware(app, guard, routes=["/ask", "/ask-stream", "/plain"])
+    return TestClient(mw), telemetry
+
+
+@pytest.fixture(scope="module")
+def evaluator(tiny_nli: Path) -> Evaluator:
+    return Evaluator(nli=NLIScorer(tiny_nli))
+
+
+def test_passing_json_answer_is_byte_identical_with_headers(evaluator: Evaluator) -> None:
+    client, _ = build(evaluator, action="block", faithfulness=0.0)
+    r = client.post("/ask", json={"question": "How do returns work?"})
+    assert r.status_code == 200 and r.content == json.dumps(completion(ANSWER)).encode()
+    assert r.headers["x-guardrail-action"] == "pass" and float(r.headers["x-guardrail-faithfulness"]) >= 0
+
+
+def test_block_gives_a_documented_error(evaluator: Evaluator) -> None:
+    client, t = build(evaluator, action="block", faithfulness=1.0)
+    r = client.post("/ask", json={"question": "How do returns work?"})
+    assert r.status_code == 400
+    err = r.json()["error"]
+    assert err["type"] == "guardrail_blocked" and err["code"] == "content_filter" and err["reasons"]
+    assert t.registry.get_sample_value("guardrail_verdicts_total",
+                                       {"route": "ask", "model": "m", "action": "block", "outcome": "failed"}) == 1
+
+
+def test_flag_and_fallback(evaluator: Evaluator) -> None:
+    client, _ = build(evaluator, action="flag", faithfulness=1.0)
+    r = client.post("/ask", json={"question": "q"})
+    assert r.status_code == 200 and r.headers["x-guardrail-action"] == "flag"
+    assert r.json()["choices"][0]["message"]["content"] == ANSWER
+    client, _ = build(evaluator, action="fallback", faithfulness=1.0, fallback_message="Ask a human.")
+    r = client.post("/ask", json={"question": "q"})
+    choice = r.json()["choices"][0]
+    assert choice["message"]["content"] == "Ask a human." and choice["finish_reason"] == "content_filter"
+    assert int(r.headers["content-length"]) == len(r.content)
+
+
+def test_gzip_answers_are_checked_and_unknown_encodings_refused(evaluator: Evaluator) -> None:
+    client, _ = build(evaluator, action="block", faithfulness=1.0)
+    r = client.post("/ask", json={"question": "q", "encoding": "gzip"})
+    assert r.status_code == 400  # decoded, checked, blocked: never delivered unchecked
+    r = client.post("/ask", json={"question": "q", "encoding": "br"})
+    assert r.status_code == 502 and r.json()["error"]["code"] == "unsupported_content_encoding"
+    client, _ = build(evaluator, action="flag", faithfulness=0.0)
+    r = client.post("/ask", json={"question": "q", "encoding": "gzip"}, headers={"accept-encoding": "identity"})
+    assert r.status_code == 200 and r.headers["x-guardrail-action"] == "pass"
+    client, _ = build(evaluator, action="flag", faithfulness=0.0)
+    r = client.post("/ask", json={"question": "q", "encoding": "br"})
+    assert r.headers["x-guardrail-outcome"] == "unchecked"
+
+
+def test_sse_block_stops_with_content_filter(evaluator: Evaluator) -> None:
+    client, _ = build(evaluator, action="block", faithfulness=1.0)
+    r = client.post("/ask-stream", json={"question": "q", "answer": "First claim here. Second claim there."})
+    events = [e for e in r.text.split("\n\n") if e]
+    payloads = [json.loads(e[6:]) for e in events if e != "data: [DONE]"]
+    assert events[-1] == "data: [DONE]"
+    assert payloads[-1]["choices"][0]["finish_reason"] == "content_filter" and payloads[-1]["guardrail"]["action"] == "block"
+    text = "".join(p["choices"][0]["delta"].get("content") or "" for p in payloads)
+    assert "First claim" not in text  # threshold 1.0: nothing passes, nothing is released
+
+
+def test_sse_pass_is_byte_identical(evaluator: Evaluator) -> None:
+    bare = TestClient(Starlette(routes=[Route("/ask-stream", ask_stream, methods=["POST"])]))
+    expected = bare.post("/ask-stream", json={"question": "q", "answer": "One. Two three. Four."}).content
+    for action in ("flag", "block"):
+        client, _ = build(evaluator, action=action, faithfulness=0.0)
+        r = client.post("/ask-stream", json={"question": "q", "answer": "One. Two three. Four."})
+        assert r.content == expected, action
+
+
+def test_pass_through_routes_bodies_websockets_and_lifespan(evaluator: Evaluator) -> None:
+    client, t = build(evaluator, action="block", faithfulness=1.0)
+    with client:  # runs the lifespan
+        assert started
+        assert client.post("/free", json={}).json() == completion("Anything goes here.")  # unguarded route
+        r = client.post("/plain", json={"question": "q"})
+        assert r.text == "not json at all" and "x-guardrail-action" not in r.headers
+        assert client.get("/ask").status_code == 405  # other methods go to the app untouched
+        with client.websocket_connect("/ws") as socket:
+            socket.send_text("there")
+            assert socket.receive_text() == "hello there"
+    assert t.registry.get_sample_value("guardrail_verdicts_total",
+                                       {"route": "ask", "model": "m", "action": "block", "outcome": "failed"}) is None
+
+
+def test_record_outside_a_request_is_a_no_op() -> None:
+    assert record(query="q", contexts=["c"]) is False
+    with pytest.raises(TypeError, match="list of strings"):
+        import contextvars
+
+        from guardrail.asgi import _current, _Recording
+
+        ctx = contextvars.copy_context()
+        ctx.run(lambda: (_current.set(_Recording()), record(contexts="one string")))  # type: ignore[arg-type]
