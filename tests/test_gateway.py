@@ -1,0 +1,145 @@
+"""The gateway on a real uvicorn server, in front of a real local upstream, with the real openai SDK."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import openai
+import pytest
+from prometheus_client import CollectorRegistry
+from prometheus_client.parser import text_string_to_metric_families
+
+import llm_server
+from guardrail.checks.evaluator import Evaluator
+from guardrail.guard import Guard
+from guardrail.policy import Policy
+from guardrail.scorers.nli import NLIScorer
+from guardrail.server import create_gateway
+from guardrail.telemetry import Telemetry
+
+CTX = ["Items can be returned within 30 days of delivery. Refunds are issued to the original payment method."]
+MSGS = [{"role": "user", "content": "How do returns work?"}]
+LABELS = {"route": "gateway", "model": "fake"}
+
+
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[str]:
+    with llm_server.serve() as url:
+        yield url + "/v1"
+
+
+@pytest.fixture(scope="module")
+def evaluator(tiny_nli: Path) -> Evaluator:
+    return Evaluator(nli=NLIScorer(tiny_nli))
+
+
+@contextmanager
+def gateway(upstream: str, evaluator: Evaluator, timeout: float = 30.0, **policy: object) -> Iterator[tuple[str, Telemetry]]:
+    telemetry = Telemetry(CollectorRegistry(), route="gateway", model="fake")
+    guard = Guard(evaluator, Policy(retrieval_relevance=None, **policy), observer=telemetry)  # type: ignore[arg-type]
+    app = create_gateway(upstream, guard, telemetry, timeout=httpx.Timeout(timeout, connect=2.0))
+    with llm_server.serve(app, lifespan="on") as url:
+        yield url, telemetry
+
+
+def sdk(url: str) -> openai.OpenAI:
+    return openai.OpenAI(base_url=url + "/v1", api_key="caller-key", max_retries=0)
+
+
+def split(evaluator: Evaluator) -> tuple[str, str, float]:
+    check = evaluator.faithfulness_check
+    a, b = "Items can be returned within 30 days of delivery.", "Refunds are paid in gold bars on Mars by the moon king."
+    sa, sb = (check.run("How do returns work?", CTX, x).score for x in (a, b))  # type: ignore[union-attr]
+    return (a, b, (sa + sb) / 2) if sa > sb else (b, a, (sa + sb) / 2)
+
+
+def test_faithful_answer_passes_byte_identical(upstream: str, evaluator: Evaluator) -> None:
+    body = {"model": "fake", "messages": MSGS, "answer": "Returns take 30 days."}
+    direct = httpx.post(upstream + "/chat/completions", json=body)
+    with gateway(upstream, evaluator, action="block", faithfulness=0.0) as (url, t):
+        r = httpx.post(url + "/v1/chat/completions", json={**body, "contexts": CTX})
+        assert r.status_code == 200 and r.content == direct.content
+        assert r.headers["x-guardrail-action"] == "pass"
+        c = sdk(url).chat.completions.create(model="fake", messages=MSGS, extra_body={"contexts": CTX, "answer": "Hi."})
+        assert c.choices[0].message.content == "Hi."
+        for stream in (False, True):
+            raw = httpx.post(upstream + "/chat/completions", json={**body, "stream": stream}).content
+            via = httpx.post(url + "/v1/chat/completions", json={**body, "stream": stream, "contexts": CTX}).content
+            assert via == raw, stream
+        metrics = httpx.get(url + "/metrics/").text
+        families = {f.name for f in text_string_to_metric_families(metrics)}
+        assert "guardrail_faithfulness_score" in families and "guardrail_generation_duration_seconds" in families
+        assert httpx.get(url + "/healthz").json()["status"] == "ok"
+
+
+def test_hallucination_blocked_for_the_sdk(upstream: str, evaluator: Evaluator) -> None:
+    with gateway(upstream, evaluator, action="block", faithfulness=1.0) as (url, t):
+        with pytest.raises(openai.BadRequestError, match="blocked by guardrail"):
+            sdk(url).chat.completions.create(model="fake", messages=MSGS, extra_body={"contexts": CTX, "answer": "Gold."})
+        assert t.registry.get_sample_value("guardrail_verdicts_total", {**LABELS, "action": "block", "outcome": "failed"}) == 1
+
+
+def test_blocked_stream_parses_and_ends_with_content_filter(upstream: str, evaluator: Evaluator) -> None:
+    good, bad, threshold = split(evaluator)
+    with gateway(upstream, evaluator, action="block", faithfulness=threshold) as (url, _):
+        stream = sdk(url).chat.completions.create(model="fake", messages=MSGS, stream=True,
+                                                  extra_body={"contexts": CTX, "answer": f"{good} {bad} Never."})
+        chunks = list(stream)  # the SDK raises on any event it cannot parse
+    text = "".join(ch.choices[0].delta.content or "" for ch in chunks if ch.choices)
+    assert text.strip() == good and bad[:12] not in text
+    assert chunks[-1].choices[0].finish_reason == "content_filter"
+
+
+def test_upstream_errors_reach_the_client_and_are_counted(upstream: str, evaluator: Evaluator) -> None:
+    with gateway(upstream, evaluator, action="block", faithfulness=0.5) as (url, t):
+        with pytest.raises(openai.InternalServerError):
+            sdk(url).chat.completions.create(model="fake", messages=MSGS, extra_body={"contexts": CTX, "fail": 500})
+        assert t.registry.get_sample_value("guardrail_upstream_errors_total", {**LABELS, "reason": "status"}) == 1
+    dead = f"http://127.0.0.1:{llm_server.free_port()}/v1"
+    with gateway(dead, evaluator, action="block", faithfulness=0.5) as (url, t):
+        r = httpx.post(url + "/v1/chat/completions", json={"model": "fake", "messages": MSGS, "contexts": CTX})
+        assert r.status_code == 502 and "unreachable" in r.json()["error"]["message"]
+        assert t.registry.get_sample_value("guardrail_upstream_errors_total", {**LABELS, "reason": "connect"}) == 1
+
+
+def test_malformed_sse_follows_on_error(upstream: str, evaluator: Evaluator) -> None:
+    body = {"model": "fake", "messages": MSGS, "contexts": CTX, "stream": True, "malformed": True, "answer": "Fine."}
+    with gateway(upstream, evaluator, action="block", faithfulness=0.0, on_error="fail_closed") as (url, t):
+        r = httpx.post(url + "/v1/chat/completions", json=body, timeout=20)
+        events = [e for e in r.text.split("\n\n") if e]
+        assert events[-1] == "data: [DONE]"
+        last = json.loads(events[-2][6:])
+        assert last["choices"][0]["finish_reason"] == "content_filter" and "not valid JSON" in last["guardrail"]["reasons"][0]
+        assert t.registry.get_sample_value("guardrail_check_errors_total", {**LABELS, "reason": "input"}) == 1
+    with gateway(upstream, evaluator, action="flag", faithfulness=0.0) as (url, t):
+        r = httpx.post(url + "/v1/chat/completions", json=body, timeout=20)
+        assert "data: {this is not json" in r.text and r.text.endswith("data: [DONE]\n\n")
+        assert t.registry.get_sample_value("guardrail_check_errors_total", {**LABELS, "reason": "input"}) == 1
+
+
+def test_slow_upstream_times_out_clearly(upstream: str, evaluator: Evaluator) -> None:
+    body = {"model": "fake", "messages": MSGS, "contexts": CTX, "stream": True, "delay": 3, "answer": "Slow answer."}
+    with gateway(upstream, evaluator, timeout=0.5, action="flag", faithfulness=0.0) as (url, t):
+        t0 = time.perf_counter()
+        r = httpx.post(url + "/v1/chat/completions", json=body, timeout=20)
+        assert time.perf_counter() - t0 < 10
+        assert '"type": "upstream_error"' in r.text
+        assert t.registry.get_sample_value("guardrail_upstream_errors_total", {**LABELS, "reason": "timeout"}) == 1
+
+
+def test_client_disconnect_closes_the_upstream_stream(upstream: str, evaluator: Evaluator) -> None:
+    answer = "A long answer. " * 40
+    body = {"model": "fake", "messages": MSGS, "contexts": CTX, "stream": True, "delay": 0.05, "answer": answer}
+    with gateway(upstream, evaluator, action="flag", faithfulness=0.0) as (url, t):
+        with httpx.stream("POST", url + "/v1/chat/completions", json=body, timeout=20) as r:
+            next(r.iter_bytes())  # first bytes, then the client goes away
+        deadline = time.time() + 10
+        while answer not in llm_server.STREAMS_CLOSED and time.time() < deadline:
+            time.sleep(0.05)
+        assert answer in llm_server.STREAMS_CLOSED  # the upstream request was closed, not left running
+        assert t.registry.get_sample_value("guardrail_checks_in_flight", LABELS) in (None, 0.0)
