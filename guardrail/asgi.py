@@ -29,6 +29,7 @@ websockets and lifespan pass through untouched.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import re
@@ -277,6 +278,13 @@ class GuardrailMiddleware:
         self.response_extractor = response_extractor
         self.block_status = block_status
         self.json_field = json_field
+        # flag-mode stream checks that run after the last byte went out (tracked, never orphaned)
+        self._background: set[asyncio.Task[Any]] = set()
+
+    async def drain(self) -> None:
+        """Wait for the flag-mode checks still running (e.g. at shutdown or in tests)."""
+        while self._background:
+            await asyncio.gather(*list(self._background), return_exceptions=True)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST" or scope.get("path") not in self.routes:
@@ -488,12 +496,14 @@ class _Exchange:
             if text:
                 stream.feed(text)
         if not more:
+            # the client already has every byte: check in the background, so the connection is free for
+            # its next request instead of waiting for this verdict (recorded by the guard's observer)
             generation = time.perf_counter() - self.started
-            await stream.afinish(time_to_first_token=self.first_byte, generation=generation)
+            task = asyncio.create_task(stream.afinish(time_to_first_token=self.first_byte, generation=generation))
+            self.mw._background.add(task)
+            task.add_done_callback(self.mw._background.discard)
 
     async def _hold_events(self, events: list[SSEEvent], more: bool) -> None:
-        import asyncio
-
         gate = self.gate
         assert gate is not None
         out: list[SSEEvent] = []

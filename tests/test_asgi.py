@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -154,9 +155,15 @@ def test_sse_pass_is_byte_identical(evaluator: Evaluator) -> None:
     bare = TestClient(Starlette(routes=[Route("/ask-stream", ask_stream, methods=["POST"])]))
     expected = bare.post("/ask-stream", json={"question": "q", "answer": "One. Two three. Four."}).content
     for action in ("flag", "block"):
-        client, _ = build(evaluator, action=action, faithfulness=0.0)
+        client, t = build(evaluator, action=action, faithfulness=0.0)
         r = client.post("/ask-stream", json={"question": "q", "answer": "One. Two three. Four."})
         assert r.content == expected, action
+        # flag mode checks after the last byte, in the background: the verdict still gets recorded
+        labels = {"route": "ask", "model": "m", "action": "pass", "outcome": "passed"}
+        deadline = time.time() + 10
+        while t.registry.get_sample_value("guardrail_verdicts_total", labels) != 1 and time.time() < deadline:
+            time.sleep(0.02)
+        assert t.registry.get_sample_value("guardrail_verdicts_total", labels) == 1, action
 
 
 def test_pass_through_routes_bodies_websockets_and_lifespan(evaluator: Evaluator) -> None:
