@@ -216,7 +216,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from guardrail.guard import Guard
     from guardrail.policy import Policy
-    from guardrail.server import create_gateway
+    from guardrail.server import create_demo_gateway, create_gateway
     from guardrail.telemetry import Telemetry
 
     if bool(args.upstream) == bool(args.demo):
@@ -229,15 +229,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     evaluator = _evaluator(args)
     telemetry = Telemetry(CollectorRegistry(), route=args.route_name, model=args.model_label)
     guard = Guard(evaluator, policy, observer=telemetry)
-    transport, retriever, upstream = None, None, args.upstream
+    timeout = httpx.Timeout(args.timeout, connect=5.0)
     if args.demo:
-        from guardrail.demo import retrieve, upstream_app
-
-        transport = httpx.ASGITransport(app=upstream_app)
-        retriever = retrieve
-        upstream = "http://demo-upstream/v1"
-    app = create_gateway(upstream, guard, telemetry, api_key=os.environ.get("GUARDRAIL_UPSTREAM_API_KEY"),
-                         timeout=httpx.Timeout(args.timeout, connect=5.0), transport=transport, retriever=retriever)
+        upstream = "the built-in demo upstream"
+        app = create_demo_gateway(guard, telemetry, timeout=timeout)
+    else:
+        upstream = args.upstream
+        app = create_gateway(upstream, guard, telemetry, api_key=os.environ.get("GUARDRAIL_UPSTREAM_API_KEY"), timeout=timeout)
     # load the models before the first request, not during it
     evaluator.evaluate("warm up", ["Warm-up context."], "Warm-up answer.")
     print(f"guardrail gateway on http://{args.host}:{args.port}/v1 -> {upstream} (policy: {policy.action}); "

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
 
 import httpx
 from starlette.applications import Starlette
@@ -139,7 +138,10 @@ def create_gateway(
     return GuardrailMiddleware(app, guard, routes=ROUTES)
 
 
-def serve(app: Any, host: str, port: int, workers: int = 1) -> None:  # pragma: no cover - thin uvicorn call
-    import uvicorn
+def create_demo_gateway(guard: Guard, telemetry: Telemetry, *, timeout: httpx.Timeout | None = None) -> GuardrailMiddleware:
+    """The gateway in front of the built-in demo upstream (in-process, offline), with its bundled documents
+    retrieved for each question (see guardrail.demo)."""
+    from guardrail.demo import retrieve, upstream_app
 
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    return create_gateway("http://demo-upstream/v1", guard, telemetry, timeout=timeout,
+                          transport=httpx.ASGITransport(app=upstream_app), retriever=retrieve)

@@ -9,12 +9,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import llm_server
 import openai
 import pytest
 from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 
-import llm_server
 from guardrail.checks.evaluator import Evaluator
 from guardrail.guard import Guard
 from guardrail.policy import Policy
