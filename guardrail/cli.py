@@ -211,38 +211,34 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import httpx
-    from prometheus_client import CollectorRegistry
+    import dataclasses
+    import tempfile
 
-    from guardrail.guard import Guard
-    from guardrail.policy import Policy
-    from guardrail.server import create_demo_gateway, create_gateway
-    from guardrail.telemetry import Telemetry
+    import uvicorn
+
+    from guardrail.server import CONFIG_ENV, ServeConfig, build_app
 
     if bool(args.upstream) == bool(args.demo):
         raise InputError("give either --upstream URL (an OpenAI-compatible base URL ending in /v1) or --demo")
-    policy = Policy.from_file(args.policy) if args.policy else Policy(action=args.action)
-    args.checks = ",".join(policy.checks)
-    args.embedding_model = None
-    args.mode = "candidates"
-    args.max_context_chars = 1_000_000
-    evaluator = _evaluator(args)
-    telemetry = Telemetry(CollectorRegistry(), route=args.route_name, model=args.model_label)
-    guard = Guard(evaluator, policy, observer=telemetry)
-    timeout = httpx.Timeout(args.timeout, connect=5.0)
-    if args.demo:
-        upstream = "the built-in demo upstream"
-        app = create_demo_gateway(guard, telemetry, timeout=timeout)
-    else:
-        upstream = args.upstream
-        app = create_gateway(upstream, guard, telemetry, api_key=os.environ.get("GUARDRAIL_UPSTREAM_API_KEY"), timeout=timeout)
-    # load the models before the first request, not during it
-    evaluator.evaluate("warm up", ["Warm-up context."], "Warm-up answer.")
-    print(f"guardrail gateway on http://{args.host}:{args.port}/v1 -> {upstream} (policy: {policy.action}); "
-          f"metrics at /metrics", file=sys.stderr)
-    import uvicorn
-
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    threads = int(os.environ["GUARDRAIL_THREADS"]) if os.environ.get("GUARDRAIL_THREADS") else None
+    cfg = ServeConfig(
+        upstream=args.upstream, demo=args.demo, policy_file=args.policy, action=args.action, nli_model=args.nli_model
+        or os.environ.get("GUARDRAIL_NLI_MODEL") or None, backend=args.backend, route_name=args.route_name,
+        model_label=args.model_label, timeout=args.timeout, threads=threads,
+        upstream_api_key=os.environ.get("GUARDRAIL_UPSTREAM_API_KEY"), multiprocess=args.workers > 1,
+    )
+    target = "the built-in demo upstream" if args.demo else args.upstream
+    print(f"guardrail gateway on http://{args.host}:{args.port}/v1 -> {target} ({args.workers} worker(s)); "
+          "metrics at /metrics", file=sys.stderr)
+    if args.workers == 1:
+        uvicorn.run(build_app(cfg), host=args.host, port=args.port, log_level="warning")
+        return 0
+    # several processes: prometheus_client multiprocess mode needs its directory before the workers import it
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="guardrail-metrics-")
+    os.environ[CONFIG_ENV] = json.dumps(dataclasses.asdict(cfg))
+    uvicorn.run("guardrail.server:app_from_env", factory=True, workers=args.workers, host=args.host, port=args.port,
+                log_level="warning")
     return 0
 
 
@@ -291,6 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--route-name", default="gateway", help="the 'route' label of the metrics")
     srv.add_argument("--model-label", default="upstream", help="the 'model' label of the metrics")
     srv.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the upstream")
+    srv.add_argument("--workers", type=int, default=1,
+                     help="worker processes (metrics are aggregated with PROMETHEUS_MULTIPROC_DIR)")
     srv.set_defaults(func=cmd_serve)
 
     train = sub.add_parser("train", help="fine-tune an NLI cross-encoder (needs guardrail[train])")

@@ -16,8 +16,10 @@ breaks after it started ends with an OpenAI-style ``error`` event.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 import httpx
 from starlette.applications import Starlette
@@ -26,6 +28,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 
 from guardrail.asgi import GuardrailMiddleware, openai_request, record
+from guardrail.errors import ConfigurationError
 from guardrail.guard import Guard
 from guardrail.telemetry import Telemetry, metrics_app
 
@@ -49,6 +52,7 @@ def create_gateway(
     timeout: httpx.Timeout | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
     retriever: Retriever | None = None,
+    multiprocess: bool = False,
 ) -> GuardrailMiddleware:
     """The gateway as an ASGI app. ``upstream`` is the base URL including ``/v1`` (e.g.
     ``http://127.0.0.1:8001/v1``). ``retriever`` fills in contexts for requests that send none
@@ -131,17 +135,76 @@ def create_gateway(
         routes=[
             *(Route(path, proxy, methods=["POST"]) for path in ROUTES),
             Route("/healthz", healthz, methods=["GET"]),
-            Mount("/metrics", metrics_app(telemetry.registry)),
+            Mount("/metrics", metrics_app(telemetry.registry, multiprocess=multiprocess)),
         ],
         lifespan=lifespan,
     )
     return GuardrailMiddleware(app, guard, routes=ROUTES)
 
 
-def create_demo_gateway(guard: Guard, telemetry: Telemetry, *, timeout: httpx.Timeout | None = None) -> GuardrailMiddleware:
+def create_demo_gateway(
+    guard: Guard, telemetry: Telemetry, *, timeout: httpx.Timeout | None = None, multiprocess: bool = False
+) -> GuardrailMiddleware:
     """The gateway in front of the built-in demo upstream (in-process, offline), with its bundled documents
     retrieved for each question (see guardrail.demo)."""
     from guardrail.demo import retrieve, upstream_app
 
-    return create_gateway("http://demo-upstream/v1", guard, telemetry, timeout=timeout,
+    return create_gateway("http://demo-upstream/v1", guard, telemetry, timeout=timeout, multiprocess=multiprocess,
                           transport=httpx.ASGITransport(app=upstream_app), retriever=retrieve)
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """Everything ``guardrail serve`` needs; JSON-serialisable so worker processes can rebuild the app."""
+
+    upstream: str | None = None
+    demo: bool = False
+    policy_file: str | None = None
+    action: str = "block"
+    nli_model: str | None = None
+    backend: str = "onnx"
+    route_name: str = "gateway"
+    model_label: str = "upstream"
+    timeout: float = 60.0
+    threads: int | None = None
+    upstream_api_key: str | None = None
+    multiprocess: bool = False
+
+
+#: set by ``guardrail serve --workers N`` for the worker processes (see :func:`app_from_env`)
+CONFIG_ENV = "GUARDRAIL_SERVE_CONFIG"
+
+
+def build_app(cfg: ServeConfig) -> GuardrailMiddleware:
+    """Build the gateway app: models, policy, telemetry, upstream (or the demo). Loads the models now."""
+    from prometheus_client import CollectorRegistry
+
+    from guardrail.checks.evaluator import Evaluator
+    from guardrail.policy import Policy
+    from guardrail.scorers.embedding import EmbeddingScorer
+    from guardrail.scorers.nli import NLIScorer, default_nli_model
+
+    if bool(cfg.upstream) == cfg.demo:
+        raise ConfigurationError("give either an upstream URL (an OpenAI-compatible base URL ending in /v1) or demo")
+    policy = Policy.from_file(cfg.policy_file) if cfg.policy_file else Policy(action=cfg.action)  # type: ignore[arg-type]
+    nli = None
+    if "faithfulness" in policy.checks:
+        nli = NLIScorer(cfg.nli_model or default_nli_model(), backend=cfg.backend, threads=cfg.threads)
+    evaluator = Evaluator(nli=nli, embedder=EmbeddingScorer(threads=cfg.threads), checks=policy.checks)
+    evaluator.evaluate("warm up", ["Warm-up context."], "Warm-up answer.")  # load models before the first request
+    telemetry = Telemetry(CollectorRegistry(), route=cfg.route_name, model=cfg.model_label)
+    guard = Guard(evaluator, policy, observer=telemetry)
+    timeout = httpx.Timeout(cfg.timeout, connect=5.0)
+    if cfg.demo:
+        return create_demo_gateway(guard, telemetry, timeout=timeout, multiprocess=cfg.multiprocess)
+    assert cfg.upstream is not None
+    return create_gateway(cfg.upstream, guard, telemetry, api_key=cfg.upstream_api_key, timeout=timeout,
+                          multiprocess=cfg.multiprocess)
+
+
+def app_from_env() -> GuardrailMiddleware:
+    """App factory for uvicorn worker processes (``uvicorn --factory guardrail.server:app_from_env``)."""
+    raw = os.environ.get(CONFIG_ENV)
+    if not raw:
+        raise ConfigurationError(f"{CONFIG_ENV} is not set; start workers with `guardrail serve --workers N`")
+    return build_app(ServeConfig(**json.loads(raw)))
