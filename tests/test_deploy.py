@@ -180,7 +180,7 @@ def prometheus(tiny_nli: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
         wait_for(lambda: len(query(url, 'up{job="guardrail"} == 1')) == 3, 60, "Prometheus to scrape the three gateways")
 
         # traffic after the first scrapes, so rates are non-zero: pass, flag, block, a scoring error, an upstream error
-        for route, base in gateways.items():
+        for base in gateways.values():
             for i in range(3):
                 r = httpx.post(base + "/v1/chat/completions", timeout=30,
                                json={"model": "m", "messages": MSGS, "contexts": CTX, "answer": f"Returns take {i + 30} days.",
