@@ -12,6 +12,7 @@ sentences glued by bad HTML extraction ("...in the 19th century.First for Women 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
@@ -275,6 +276,7 @@ def content_words(text: str) -> list[str]:
 _SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light suffix stripper, so "refunds", "refunded" and "refund" match (not a linguistic stemmer).
 

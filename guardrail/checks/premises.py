@@ -69,9 +69,13 @@ class ContextIndex:
         all_tokens: list[tuple[int, ...]] = []
         df: Counter[str] = Counter()
         n_sent = 0
-        for text in contexts:
-            spans = split_sentences(text)
-            sizes = count_tokens([s.of(text) for s in spans]) if spans else []
+        all_spans = [split_sentences(text) for text in contexts]
+        # one tokenizer call for every sentence of every chunk
+        flat = count_tokens([s.of(text) for text, spans in zip(contexts, all_spans) for s in spans])
+        offsets_at = 0
+        for text, spans in zip(contexts, all_spans):
+            sizes = flat[offsets_at : offsets_at + len(spans)]
+            offsets_at += len(spans)
             fitted: list[Span] = []
             fitted_sizes: list[int] = []
             for span, size in zip(spans, sizes):
