@@ -12,7 +12,7 @@ import numpy as np
 from guardrail.errors import ConfigurationError
 from guardrail.scorers.backends import BACKENDS, Backend, make_backend
 from guardrail.scorers.hub import resolve_model_dir
-from guardrail.scorers.tokenizer import Tokenizer
+from guardrail.scorers.tokenizer import Tokenizer, length_batches
 from guardrail.text import token_windows
 
 #: all-MiniLM-L6-v2 exported to ONNX (int8), shipped inside the package
@@ -103,10 +103,9 @@ class EmbeddingScorer:
 
     def _embed_pieces(self, tokenizer: Tokenizer, backend: Backend, pieces: Sequence[str]) -> np.ndarray:
         encs = tokenizer.encode_raw(pieces)
-        order = np.argsort([len(e.ids) for e in encs], kind="stable")
         result: np.ndarray | None = None
-        for start in range(0, len(pieces), self.batch_size):
-            idx = order[start : start + self.batch_size]
+        for batch in length_batches([len(e.ids) for e in encs], self.batch_size):
+            idx = np.asarray(batch)
             inputs = tokenizer.pad([encs[i] for i in idx])
             hidden = backend.run(inputs)
             mask = inputs["attention_mask"][..., None].astype(np.float32)

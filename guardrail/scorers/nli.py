@@ -14,7 +14,7 @@ import numpy as np
 from guardrail.errors import ConfigurationError, InputError, ModelLoadError
 from guardrail.scorers.backends import BACKENDS, Backend, make_backend
 from guardrail.scorers.hub import resolve_model_dir
-from guardrail.scorers.tokenizer import Tokenizer
+from guardrail.scorers.tokenizer import Tokenizer, length_batches
 
 #: where the trained default model lives inside the package (shipped by the training pipeline)
 DEFAULT_NLI_MODEL = Path(__file__).resolve().parent.parent / "models" / "nli-minilm-l6"
@@ -181,10 +181,9 @@ class NLIScorer:
                 f"pair {i} is {int(lengths[i])} tokens, over the model's max_length {max_length}; "
                 "split the premise with guardrail.text.sentence_windows before scoring"
             )
-        order = np.argsort(lengths, kind="stable")
         probs = np.empty((n, labels.num_labels), dtype=np.float32)
-        for start in range(0, n, self.batch_size):
-            idx = order[start : start + self.batch_size]
+        for batch in length_batches(lengths.tolist(), self.batch_size):
+            idx = np.asarray(batch)
             logits = backend.run(tokenizer.pad([encs[i] for i in idx]))
             if logits.shape[-1] != labels.num_labels:
                 raise ModelLoadError(

@@ -87,3 +87,27 @@ class Tokenizer:
             mask[row, :n] = 1
             types[row, :n] = e.type_ids
         return {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+
+
+def length_batches(lengths: Sequence[int], max_batch: int, max_tokens: int = 4096) -> list[list[int]]:
+    """Indices grouped into batches of similar length: sorted by length, a batch closes when it holds
+    ``max_batch`` rows, when its padded size (rows x longest) would pass ``max_tokens``, or when the next
+    row is much longer than its shortest one. A few long inputs then do not pad many short ones.
+
+    >>> length_batches([5, 200, 6, 7], max_batch=8, max_tokens=64)
+    [[0, 2, 3], [1]]
+    """
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        longest = lengths[i]  # sorted: the newest row is the longest
+        # also close when the new row would pad the batch's shortest row to over 1.5x its length (+16)
+        wasteful = bool(current) and longest > 1.5 * lengths[current[0]] + 16
+        if current and (wasteful or len(current) >= max_batch or (len(current) + 1) * longest > max_tokens):
+            batches.append(current)
+            current = []
+        current.append(i)
+    if current:
+        batches.append(current)
+    return batches
