@@ -90,3 +90,14 @@ def test_train_on_a_corpus_then_export(corpus: Path, tmp_path: Path, capsys: pyt
     assert exported.labels.entailment == 0
     # trained on pairs of at most 64 tokens: the scorer windows to that, not to the model's 128 positions
     assert exported.max_length == 64
+
+
+def test_trainer_encodes_a_hypothesis_longer_than_max_length(tmp_path: Path) -> None:
+    """only_first truncation cannot fit a very long hypothesis; the trainer falls back instead of crashing."""
+    from guardrail.training.data import Pair
+    from guardrail.training.train import TrainConfig, Trainer
+
+    base = build_tiny_nli(tmp_path / "base", dict(enumerate(LABELS)), export=False)
+    trainer = Trainer(TrainConfig(base_model=str(base), max_length=32), tmp_path / "run")
+    enc = trainer.encode([Pair("short premise", "word " * 80, 1, False, "x", "1")])
+    assert enc["input_ids"].shape[1] == 32

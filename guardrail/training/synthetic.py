@@ -114,7 +114,7 @@ def corpus_pairs(folder: Path, n: int, *, seed: int = 13) -> list[Pair]:
             others = [k for k in range(len(docs)) if k != d]
             if not others:
                 continue
-            extra = rng.choice(docs[rng.choice(others)])
+            extra = " ".join(rng.choice(docs[rng.choice(others)]).split()[:40])
             hyp, label = sentence.rstrip(".!? ") + ", and " + extra[:1].lower() + extra[1:], 1
         if hyp and hyp != sentence or (hyp and label == 0):
             pairs.append(Pair(premise, hyp, label, False, "corpus", f"{d}:{i}:{kind}:{len(pairs)}"))

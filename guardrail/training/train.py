@@ -111,16 +111,14 @@ class Trainer:
         )
 
     def encode(self, batch: Sequence[Pair]) -> dict[str, "torch.Tensor"]:
-        return dict(
-            self.tokenizer(
-                [p.premise for p in batch],
-                [p.hypothesis for p in batch],
-                truncation="only_first",
-                max_length=self.config.max_length,
-                padding=True,
-                return_tensors="pt",
-            )
-        )
+        args = ([p.premise for p in batch], [p.hypothesis for p in batch])
+        kwargs = {"max_length": self.config.max_length, "padding": True, "return_tensors": "pt"}
+        try:
+            # cut the premise, never the claim being judged...
+            return dict(self.tokenizer(*args, truncation="only_first", **kwargs))
+        except Exception:  # noqa: BLE001 - tokenizers raises a bare Exception
+            # ...unless a hypothesis alone is longer than the budget: then cut both, longest first
+            return dict(self.tokenizer(*args, truncation="longest_first", **kwargs))
 
     @torch.no_grad()
     def evaluate(self, pairs: Sequence[Pair]) -> dict[str, float]:
