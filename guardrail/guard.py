@@ -126,14 +126,8 @@ class Guard:
             future = self._executor.submit(self._evaluate, question, contexts, response)
             try:
                 evaluation = future.result(timeout=self.policy.latency_budget_s)
-            except FutureTimeout:
-                return self._error_verdict("timeout", f"check exceeded the latency budget of {self.policy.latency_budget_s}s",
-                                           response, start, time_to_first_token, generation)
-            except InputError as exc:
-                return self._error_verdict("input", str(exc), response, start, time_to_first_token, generation, exc)
             except Exception as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
-                return self._error_verdict("exception", f"{type(exc).__name__}: {exc}", response, start,
-                                           time_to_first_token, generation, exc)
+                return self._error_verdict(*self._classify(exc), response, start, time_to_first_token, generation, exc)
         return self._finish(decide(self.policy, evaluation, response,
                                    Timings(time.perf_counter() - start, time_to_first_token, generation)))
 
@@ -153,14 +147,8 @@ class Guard:
             task = loop.run_in_executor(self._executor, self._evaluate, question, contexts, response)
             try:
                 evaluation = await asyncio.wait_for(task, self.policy.latency_budget_s)
-            except asyncio.TimeoutError:
-                return self._error_verdict("timeout", f"check exceeded the latency budget of {self.policy.latency_budget_s}s",
-                                           response, start, time_to_first_token, generation)
-            except InputError as exc:
-                return self._error_verdict("input", str(exc), response, start, time_to_first_token, generation, exc)
-            except Exception as exc:  # noqa: BLE001
-                return self._error_verdict("exception", f"{type(exc).__name__}: {exc}", response, start,
-                                           time_to_first_token, generation, exc)
+            except Exception as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
+                return self._error_verdict(*self._classify(exc), response, start, time_to_first_token, generation, exc)
         return self._finish(decide(self.policy, evaluation, response,
                                    Timings(time.perf_counter() - start, time_to_first_token, generation)))
 
@@ -171,6 +159,14 @@ class Guard:
         return StreamGuard(self, question, contexts)
 
     # ----------------------------------------------------------------- internals
+    def _classify(self, exc: BaseException) -> tuple[str, str]:
+        """(reason, message) of a scoring failure; reasons are the bounded metric label values."""
+        if isinstance(exc, (FutureTimeout, asyncio.TimeoutError, TimeoutError)):
+            return "timeout", f"check exceeded the latency budget of {self.policy.latency_budget_s}s"
+        if isinstance(exc, InputError):
+            return "input", str(exc)
+        return "exception", f"{type(exc).__name__}: {exc}"
+
     def _finish(self, verdict: Verdict) -> Verdict:
         if self.observer is not None:
             self.observer.observe(verdict)
@@ -186,6 +182,7 @@ class Guard:
         generation: float | None,
         exc: BaseException | None = None,
     ) -> Verdict:
+        exc = None if isinstance(exc, (FutureTimeout, asyncio.TimeoutError, TimeoutError)) else exc  # no traceback for overruns
         fail_closed = self.policy.on_error == "fail_closed"
         logger.error("guardrail check failed (%s, %s): %s", reason, self.policy.on_error, message, exc_info=exc)
         if self.observer is not None:
@@ -206,7 +203,4 @@ class Guard:
     # used by StreamGuard
     def _record(self, verdict: Verdict) -> Verdict:
         return self._finish(verdict)
-
-    def _fail(self, reason: str, message: str, response: str, start: float, exc: BaseException | None = None) -> Verdict:
-        return self._error_verdict(reason, message, response, start, None, None, exc)
 
