@@ -45,26 +45,21 @@ class GuardrailBlocked(GuardrailError):
         super().__init__(f"answer blocked by guardrail: {reasons}")
 
 
-class GuardedText(str):
+class _TextWithVerdict(str):
+    verdict: Verdict
+
+    def __new__(cls, text: str, verdict: Verdict) -> "_TextWithVerdict":
+        obj = super().__new__(cls, text)
+        obj.verdict = verdict
+        return obj
+
+
+class GuardedText(_TextWithVerdict):
     """A ``str`` answer carrying the verdict it was delivered with."""
 
-    verdict: Verdict
 
-    def __new__(cls, text: str, verdict: Verdict) -> "GuardedText":
-        obj = super().__new__(cls, text)
-        obj.verdict = verdict
-        return obj
-
-
-class StreamStopped(str):
+class StreamStopped(_TextWithVerdict):
     """The final chunk of a stream the guard stopped; ``verdict`` says why."""
-
-    verdict: Verdict
-
-    def __new__(cls, text: str, verdict: Verdict) -> "StreamStopped":
-        obj = super().__new__(cls, text)
-        obj.verdict = verdict
-        return obj
 
 
 def _resolver(fn: Callable[..., Any], source: Source, what: str) -> Callable[[Mapping[str, Any]], Any]:
