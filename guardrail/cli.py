@@ -192,7 +192,21 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_train(args: argparse.Namespace) -> int:
     from guardrail.training.train import run
 
-    result = run(Path(args.config), Path(args.out), corpus=args.corpus)
+    try:
+        return _train(run, args)
+    except (FileNotFoundError, FileExistsError, ValueError) as exc:
+        raise InputError(str(exc)) from None
+
+
+def _train(run: Any, args: argparse.Namespace) -> int:
+    if args.resume:
+        if args.config or args.out or args.corpus:
+            raise InputError("--resume RUN_DIR continues a run with its own saved config; drop --config/--out/--corpus")
+        result = run(None, Path(args.resume), resume=True, max_steps=args.max_steps)
+    else:
+        if not (args.config and args.out):
+            raise InputError("a new run needs --config and --out (or continue one with --resume RUN_DIR)")
+        result = run(Path(args.config), Path(args.out), corpus=args.corpus, max_steps=args.max_steps)
     print(json.dumps({k: v for k, v in result.items() if k != "history"}))
     return 0
 
@@ -292,9 +306,15 @@ def build_parser() -> argparse.ArgumentParser:
     srv.set_defaults(func=cmd_serve)
 
     train = sub.add_parser("train", help="fine-tune an NLI cross-encoder (needs guardrail[train])")
-    train.add_argument("--config", required=True, help="JSON training config, e.g. configs/nli-minilm-l6.json")
-    train.add_argument("--out", required=True, help="run directory (checkpoints, metrics)")
+    train.add_argument("--config", help="JSON training config, e.g. configs/nli-minilm-l6.json")
+    train.add_argument("--out", help="run directory (checkpoints, metrics); keep it outside the checkout")
     train.add_argument("--corpus", help="folder of .txt files: add synthetic pairs from your own documents")
+    train.add_argument("--resume", metavar="RUN_DIR",
+                       help="continue a stopped run exactly where its last checkpoint left it (model, optimizer, "
+                            "scheduler, RNG, data position)")
+    train.add_argument("--max-steps", type=int,
+                       help="stop after this many steps in total (the schedule still spans the whole run); "
+                            "continue later with --resume")
     train.set_defaults(func=cmd_train)
     return parser
 

@@ -101,3 +101,75 @@ def test_trainer_encodes_a_hypothesis_longer_than_max_length(tmp_path: Path) -> 
     trainer = Trainer(TrainConfig(base_model=str(base), max_length=32), tmp_path / "run")
     enc = trainer.encode([Pair("short premise", "word " * 80, 1, False, "x", "1")])
     assert enc["input_ids"].shape[1] == 32
+
+
+def _tiny_run_config(tmp_path: Path, base: Path, corpus: Path) -> Path:
+    config = tmp_path / "cfg.json"
+    config.write_text(json.dumps({
+        "base_model": str(base), "datasets": {}, "batch_size": 8, "epochs": 3, "eval_every": 4,
+        "held_out_percent": 20, "corpus_pairs": 40, "max_length": 64, "threads": 1, "lr": 1e-3,
+        "corpus": str(corpus), "hard_negatives": 10, "bf16": False, "freeze_word_embeddings": True,
+    }))
+    return config
+
+
+def test_resume_continues_exactly(corpus: Path, tmp_path: Path) -> None:
+    """N steps, a stop, --resume, M steps == N+M steps in one go: weights, optimizer, schedule and data order."""
+    import torch
+
+    base = build_tiny_nli(tmp_path / "base", dict(enumerate(LABELS)), export=False)
+    config = _tiny_run_config(tmp_path, base, corpus)
+    whole, split = tmp_path / "whole", tmp_path / "split"
+    assert main(["train", "--config", str(config), "--out", str(whole), "--max-steps", "11"]) == 0
+    # 7 steps crosses no epoch boundary with ~30 train pairs in batches of 8 (4 a epoch) at 7 -> epoch 1, index 3
+    assert main(["train", "--config", str(config), "--out", str(split), "--max-steps", "7"]) == 0
+    state = torch.load(split / "checkpoint" / "state.pt", weights_only=False)
+    assert state["progress"]["step"] == 7
+    # a new run into the same directory is refused instead of overwriting it
+    assert main(["train", "--config", str(config), "--out", str(split)]) == 2
+    assert main(["train", "--resume", str(split), "--max-steps", "11"]) == 0
+    a = torch.load(whole / "checkpoint" / "state.pt", weights_only=False)
+    b = torch.load(split / "checkpoint" / "state.pt", weights_only=False)
+    assert a["progress"] == {**b["progress"], "elapsed_s": a["progress"]["elapsed_s"]}
+    for key, tensor in a["model"].items():
+        assert torch.equal(tensor, b["model"][key]), key
+    exp_a, exp_b = a["optimizer"]["state"], b["optimizer"]["state"]
+    assert exp_a.keys() == exp_b.keys()
+    for k in exp_a:
+        assert torch.equal(exp_a[k]["exp_avg_sq"], exp_b[k]["exp_avg_sq"])
+    assert a["scheduler"] == b["scheduler"]
+    # the frozen word embeddings did not move; everything else did
+    from transformers import AutoModelForSequenceClassification
+
+    init = AutoModelForSequenceClassification.from_pretrained(base).state_dict()
+    emb = "bert.embeddings.word_embeddings.weight"
+    assert torch.equal(init[emb], a["model"][emb])
+    assert not torch.equal(init["classifier.weight"], a["model"]["classifier.weight"])
+
+
+def test_resume_needs_a_run_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", "--resume", str(tmp_path)]) == 2
+    assert "not a run directory" in capsys.readouterr().err
+
+
+def test_hard_negatives_flip_meaning_with_the_premise_words() -> None:
+    from guardrail.training.data import Pair
+    from guardrail.training.synthetic import hard_negatives, negate
+
+    assert negate("Gift cards cannot be refunded.") == "Gift cards can be refunded."
+    assert negate("Gift cards can be refunded.") == "Gift cards cannot be refunded."
+    assert negate("The shop is not open on Sundays.") == "The shop is open on Sundays."
+    assert negate("Returns were accepted.") == "Returns were not accepted."
+    premise = ("Acme Corp was founded in 1990 by Jane Doe in Denver. Returns are accepted within 30 days. "
+               "The warehouse is 12 km from the airport and employs 450 people.")
+    pool = [Pair(premise, "Acme was founded by Jane Doe in 1990.", 0, False, "d", str(i)) for i in range(20)]
+    made = hard_negatives(pool, 200, seed=1)
+    assert len(made) >= 100
+    kinds = {p.dataset for p in made}
+    assert {"hard_negate", "hard_number", "hard_copy"} <= kinds
+    for p in made:
+        assert p.premise == premise
+        if p.label == 0:
+            assert p.hypothesis in premise
+        else:
+            assert p.hypothesis not in premise

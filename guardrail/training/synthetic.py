@@ -119,3 +119,91 @@ def corpus_pairs(folder: Path, n: int, *, seed: int = 13) -> list[Pair]:
         if hyp and hyp != sentence or (hyp and label == 0):
             pairs.append(Pair(premise, hyp, label, False, "corpus", f"{d}:{i}:{kind}:{len(pairs)}"))
     return pairs
+
+
+# --- hard negatives from the training pool's own pairs -------------------------------------------------------------
+
+_UNITS = [
+    ("days", "weeks"), ("weeks", "months"), ("months", "years"), ("hours", "minutes"), ("minutes", "seconds"),
+    ("km", "miles"), ("kilometres", "miles"), ("kilometers", "miles"), ("metres", "feet"), ("meters", "feet"),
+    ("kg", "pounds"), ("percent", "times"), ("million", "billion"), ("thousand", "million"), ("dollars", "euros"),
+]
+_UNIT_SWAP = {a: b for a, b in _UNITS} | {b: a for a, b in _UNITS}
+_UNIT_RE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _UNIT_SWAP), key=len, reverse=True)) + r")\b")
+_NEGATED = [
+    (re.compile(r"\bcannot\b"), "can"), (re.compile(r"\bcan't\b"), "can"), (re.compile(r"\bwon't\b"), "will"),
+    (re.compile(r"\b(is|are|was|were|does|do|did|has|have|had|should|could|would|will|can|must) not\b"), r"\1"),
+    (re.compile(r"\b(is|are|was|were|does|do|did|has|have|had|should|could|would)n't\b"), r"\1"),
+    (re.compile(r"\bnever\b"), "always"), (re.compile(r"\bno longer\b"), "still"),
+]
+_CONTRACT = {"can": "cannot", "will": "will not"}
+
+
+def negate(sentence: str) -> str | None:
+    """Flip the polarity of a sentence at its first auxiliary: add a negation, or remove the one it has."""
+    for pattern, repl in _NEGATED:
+        if pattern.search(sentence):
+            out = pattern.sub(repl, sentence, count=1)
+            return out if out != sentence else None
+    m = _NEGATABLE.search(sentence)
+    if not m:
+        return None
+    word = m.group()
+    return sentence[: m.start()] + _CONTRACT.get(word, word + " not") + sentence[m.end() :]
+
+
+def _swap_unit(sentence: str, rng: random.Random) -> str | None:
+    matches = list(_UNIT_RE.finditer(sentence))
+    if not matches:
+        return None
+    m = rng.choice(matches)
+    return sentence[: m.start()] + _UNIT_SWAP[m.group()] + sentence[m.end() :]
+
+
+def hard_negatives(pairs: Sequence[Pair], n: int, *, seed: int = 13) -> list[Pair]:
+    """Up to ``n`` pairs that a lexical-overlap model gets wrong, built from entailed pairs of the pool.
+
+    For an entailed pair (premise P, hypothesis H), or a sentence S copied out of P:
+    - polarity flipped (``can`` -> ``cannot``, ``is not`` -> ``is``): contradiction;
+    - a number or year changed: contradiction;
+    - a unit swapped (days -> weeks) or a name swapped for one from another premise: not entailed (2-way);
+    - S itself: entailed (so that copying alone is not a cue for either label).
+    Every word of a perturbed hypothesis but the changed one occurs in the premise: only meaning separates them.
+    """
+    rng = random.Random(seed)
+    entailed = [p for p in pairs if p.label == 0 and len(p.hypothesis.split()) >= 4 and not p.hypothesis.startswith("Q: ")]
+    if not entailed:
+        return []
+    names = sorted({m for p in rng.sample(entailed, min(len(entailed), 5000)) for m in _NAME.findall(p.premise)})
+    out: list[Pair] = []
+    attempts = 0
+    while len(out) < n and attempts < n * 10:
+        attempts += 1
+        src = rng.choice(entailed)
+        if rng.random() < 0.5:
+            hyp = src.hypothesis
+        else:  # a sentence of the premise, as an answer that quotes its context would
+            sentences = [s.of(src.premise) for s in split_sentences(src.premise)]
+            sentences = [s for s in sentences if 5 <= len(s.split()) <= 40]
+            if not sentences:
+                continue
+            hyp = rng.choice(sentences)
+        kind = rng.choice(["negate", "negate", "number", "unit", "name", "copy"])
+        new: str | None
+        label, two_way = 2, False
+        if kind == "negate":
+            new = negate(hyp)
+        elif kind == "number":
+            new = _change_number(hyp, rng)
+        elif kind == "unit":
+            new, label, two_way = _swap_unit(hyp, rng), 1, True
+        elif kind == "name":
+            new, label, two_way = _swap(_NAME, hyp, names, rng), 1, True
+        else:
+            if hyp == src.hypothesis:
+                continue
+            new, label = hyp, 0
+        if not new or (label != 0 and new == hyp):
+            continue
+        out.append(Pair(src.premise, new, label, two_way, f"hard_{kind}", f"{src.dataset}:{src.id}:{len(out)}"))
+    return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -49,6 +50,14 @@ class TrainConfig:
     threads: int = 0  # 0 = torch default
     corpus: str | None = None  # folder of .txt files for synthetic pairs (guardrail.training.synthetic)
     corpus_pairs: int = 0
+    #: contradictions made from the mix's own entailed pairs: negation, swapped numbers, dates, units, names
+    hard_negatives: int = 0
+    #: bf16 autocast around forward and loss (fp32 master weights); "auto" = on where the CPU has bf16 units
+    bf16: bool | str = "auto"
+    #: keep the word-embedding matrix fixed (half of MiniLM's parameters; the optimizer step gets ~4x cheaper)
+    freeze_word_embeddings: bool = False
+    #: write a resumable checkpoint (model, optimizer, scheduler, RNG, data position) every this many steps
+    checkpoint_every: int = 0  # 0 = at every evaluation
 
     @classmethod
     def load(cls, path: Path) -> "TrainConfig":
@@ -92,6 +101,15 @@ def multitask_loss(logits: "torch.Tensor", labels: "torch.Tensor", two_way: "tor
     return torch.where(two_way, two, three).mean()
 
 
+def cpu_has_bf16() -> bool:
+    """True where the CPU has native bf16 units (AVX512-BF16 or AMX-BF16): there autocast pays."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return bool(re.search(r"\b(avx512_bf16|amx_bf16)\b", flags))
+
+
 class Trainer:
     def __init__(self, config: TrainConfig, out_dir: Path) -> None:
         self.config = config
@@ -101,6 +119,9 @@ class Trainer:
         torch.manual_seed(config.seed)
         if config.threads:
             torch.set_num_threads(config.threads)
+        if config.bf16 not in (True, False, "auto"):
+            raise ValueError(f"bf16 must be true, false or \"auto\", not {config.bf16!r}")
+        self.bf16 = cpu_has_bf16() if config.bf16 == "auto" else bool(config.bf16)
         base = resolve_base_model(config.base_model)
         self.tokenizer = AutoTokenizer.from_pretrained(base)
         self.model = AutoModelForSequenceClassification.from_pretrained(
@@ -109,6 +130,8 @@ class Trainer:
             id2label=dict(enumerate(LABELS)),
             label2id={label: i for i, label in enumerate(LABELS)},
         )
+        if config.freeze_word_embeddings:
+            self.model.get_input_embeddings().weight.requires_grad_(False)
 
     def encode(self, batch: Sequence[Pair]) -> dict[str, "torch.Tensor"]:
         args = ([p.premise for p in batch], [p.hypothesis for p in batch])
@@ -119,6 +142,9 @@ class Trainer:
         except Exception:  # noqa: BLE001 - tokenizers raises a bare Exception
             # ...unless a hypothesis alone is longer than the budget: then cut both, longest first
             return dict(self.tokenizer(*args, truncation="longest_first", **kwargs))
+
+    def _autocast(self) -> Any:
+        return torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16)
 
     @torch.no_grad()
     def evaluate(self, pairs: Sequence[Pair]) -> dict[str, float]:
@@ -131,7 +157,8 @@ class Trainer:
         loss_sum = 0.0
         seen: list[Pair] = []
         for batch in length_bucketed_batches(pairs, 64, random.Random(0)):
-            logits = self.model(**self.encode(batch)).logits
+            with self._autocast():
+                logits = self.model(**self.encode(batch)).logits.float()
             labels = torch.tensor([p.label for p in batch])
             two_way = torch.tensor([p.two_way for p in batch])
             loss_sum += float(multitask_loss(logits, labels, two_way)) * len(batch)
@@ -157,73 +184,136 @@ class Trainer:
         meta = {"max_length": self.config.max_length, "trained_by": "guardrail train", "base_model": self.config.base_model}
         (path / "guardrail.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
 
-    def fit(self, mix: Mix) -> dict[str, Any]:
-        from tqdm import tqdm
-
+    def _optimizer(self, total_steps: int) -> tuple["torch.optim.Optimizer", Any]:
         cfg = self.config
-        rng = random.Random(cfg.seed)
-        steps_per_epoch = math.ceil(len(mix.train) / cfg.batch_size)
-        total_steps = max(1, int(steps_per_epoch * cfg.epochs))
-        optim = torch.optim.AdamW(self.model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        optim = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
         warmup = int(total_steps * cfg.warmup_ratio)
         sched = torch.optim.lr_scheduler.LambdaLR(
             optim, lambda s: min(1.0, (s + 1) / max(1, warmup)) * max(0.0, (total_steps - s) / max(1, total_steps - warmup))
         )
+        return optim, sched
+
+    def fit(self, mix: Mix, *, resume: bool = False, max_steps: int | None = None) -> dict[str, Any]:
+        """Train; with ``resume`` continue exactly from ``out_dir/checkpoint`` (model, optimizer, scheduler, RNG,
+        position in the epoch). ``max_steps`` stops early (as a killed run would) without changing the schedule."""
+        from tqdm import tqdm
+
+        cfg = self.config
+        steps_per_epoch = math.ceil(len(mix.train) / cfg.batch_size)
+        total_steps = max(1, int(steps_per_epoch * cfg.epochs))
+        optim, sched = self._optimizer(total_steps)
+        # the data order: one Random drives the batches of every epoch; its state at the start of the current epoch
+        # plus the index inside that epoch is the data position
+        rng = random.Random(cfg.seed)
+        progress = {"step": 0, "pairs": 0, "epoch": 0, "index": 0, "best": -1.0, "bad_evals": 0, "elapsed_s": 0.0}
         history: list[dict[str, float]] = []
-        best = -1.0
-        bad_evals = 0
-        step = 0
-        seen_pairs = 0
-        started = time.perf_counter()
+        epoch_rng_state = rng.getstate()
+        if resume:
+            ckpt = load_checkpoint(self.out_dir / "checkpoint", self.model, optim, sched)
+            if ckpt["total_steps"] != total_steps or ckpt["train_pairs"] != len(mix.train):
+                raise ValueError(
+                    f"cannot resume {self.out_dir}: the checkpoint was made for {ckpt['train_pairs']} training pairs and "
+                    f"{ckpt['total_steps']} steps, this config gives {len(mix.train)} and {total_steps}; "
+                    "resume with the run's own config (RUN_DIR/config.json)"
+                )
+            progress, history = ckpt["progress"], ckpt["history"]
+            epoch_rng_state = ckpt["epoch_rng_state"]
+            rng.setstate(epoch_rng_state)
+        stop_at = total_steps if max_steps is None else min(total_steps, max_steps)
+        started = time.perf_counter() - progress["elapsed_s"]
         self.model.train()
-        bar = tqdm(total=total_steps, unit="step", dynamic_ncols=True, file=sys.stderr)
-        stop = False
-        while step < total_steps and not stop:
-            for batch in length_bucketed_batches(mix.train, cfg.batch_size, rng):
+        bar = tqdm(total=total_steps, initial=progress["step"], unit="step", dynamic_ncols=True, file=sys.stderr)
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        ckpt_every = cfg.checkpoint_every or cfg.eval_every
+        stop = progress["step"] >= stop_at
+        while not stop:
+            epoch_rng_state = rng.getstate()
+            batches = length_bucketed_batches(mix.train, cfg.batch_size, rng)
+            for index in range(progress["index"], len(batches)):
+                batch = batches[index]
                 enc = self.encode(batch)
-                logits = self.model(**enc).logits
+                with self._autocast():
+                    logits = self.model(**enc).logits
                 loss = multitask_loss(
-                    logits, torch.tensor([p.label for p in batch]), torch.tensor([p.two_way for p in batch])
+                    logits.float(), torch.tensor([p.label for p in batch]), torch.tensor([p.two_way for p in batch])
                 )
                 loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+                torch.nn.utils.clip_grad_norm_(params, 1.0)
                 optim.step()
                 sched.step()
                 optim.zero_grad(set_to_none=True)
-                step += 1
-                seen_pairs += len(batch)
-                elapsed = time.perf_counter() - started
+                progress["step"] += 1
+                progress["pairs"] += len(batch)
+                progress["index"] = index + 1
+                step = progress["step"]
+                progress["elapsed_s"] = round(time.perf_counter() - started, 1)
                 bar.update(1)
-                bar.set_postfix(loss=f"{float(loss):.3f}", pairs_per_s=f"{seen_pairs / elapsed:.1f}")
+                bar.set_postfix(loss=f"{float(loss):.3f}", pairs_per_s=f"{progress['pairs'] / max(progress['elapsed_s'], 1e-9):.1f}")
                 if step % cfg.eval_every == 0 or step == total_steps:
-                    metrics = {"step": step, "pairs": seen_pairs, "elapsed_s": round(elapsed, 1), **self.evaluate(mix.held_out)}
+                    metrics = {"step": step, "pairs": progress["pairs"], "elapsed_s": progress["elapsed_s"], **self.evaluate(mix.held_out)}
                     history.append(metrics)
                     bar.write(json.dumps(metrics))
                     state = {"config": asdict(cfg), "history": history}
-                    if not mix.held_out or metrics["entailment_auroc"] > best:
-                        best = metrics["entailment_auroc"]
-                        bad_evals = 0
+                    if not mix.held_out or metrics["entailment_auroc"] > progress["best"]:
+                        progress["best"] = metrics["entailment_auroc"]
+                        progress["bad_evals"] = 0
                         self.save(self.out_dir / "best", state)
                     else:
-                        bad_evals += 1
+                        progress["bad_evals"] += 1
                     self.save(self.out_dir / "last", state)
                     (self.out_dir / "metrics.json").write_text(json.dumps(state, indent=2), encoding="utf-8")
-                    if bad_evals >= cfg.patience:
+                    if progress["bad_evals"] >= cfg.patience:
                         bar.write(f"early stop: no held-out improvement in {cfg.patience} evaluations")
                         stop = True
-                        break
-                if step >= total_steps:
+                if progress["index"] == len(batches):  # the epoch is done: the next one starts from the current rng
+                    progress["epoch"] += 1
+                    progress["index"] = 0
+                    epoch_rng_state = rng.getstate()
+                if step % ckpt_every == 0 or stop or step >= stop_at:
+                    save_checkpoint(self.out_dir / "checkpoint", self.model, optim, sched, {
+                        "progress": progress, "history": history, "epoch_rng_state": epoch_rng_state,
+                        "total_steps": total_steps, "train_pairs": len(mix.train),
+                    })
+                if stop or step >= stop_at:
+                    stop = True
                     break
         bar.close()
-        return {"best_entailment_auroc": best, "steps": step, "pairs": seen_pairs, "history": history}
+        return {"best_entailment_auroc": progress["best"], "steps": progress["step"], "pairs": progress["pairs"], "history": history}
 
 
-def run(config_path: Path, out_dir: Path, corpus: str | None = None) -> dict[str, Any]:
-    cfg = TrainConfig.load(config_path)
-    if corpus:
-        cfg.corpus = corpus
-        cfg.corpus_pairs = cfg.corpus_pairs or 5000
-    out_dir.mkdir(parents=True, exist_ok=True)
+def save_checkpoint(path: Path, model: Any, optim: Any, sched: Any, state: dict[str, Any]) -> None:
+    """Everything a run needs to continue bit for bit, written atomically (a kill mid-write keeps the old one)."""
+    path.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "model": model.state_dict(),
+        "optimizer": optim.state_dict(),
+        "scheduler": sched.state_dict(),
+        "torch_rng": torch.get_rng_state(),
+        "numpy_rng": np.random.get_state(),
+        "python_rng": random.getstate(),
+        **state,
+    }
+    tmp = path / "state.pt.tmp"
+    torch.save(payload, tmp)
+    tmp.replace(path / "state.pt")
+
+
+def load_checkpoint(path: Path, model: Any, optim: Any, sched: Any) -> dict[str, Any]:
+    file = path / "state.pt"
+    if not file.exists():
+        raise FileNotFoundError(f"no checkpoint at {file}: was the run started with this RUN_DIR and did it save one?")
+    payload = torch.load(file, weights_only=False)
+    model.load_state_dict(payload["model"])
+    optim.load_state_dict(payload["optimizer"])
+    sched.load_state_dict(payload["scheduler"])
+    torch.set_rng_state(payload["torch_rng"])
+    np.random.set_state(payload["numpy_rng"])
+    random.setstate(payload["python_rng"])
+    return payload
+
+
+def build_training_mix(cfg: TrainConfig) -> Mix:
     mix = build_mix(
         Path(cfg.data_dir),
         cfg.datasets,
@@ -231,19 +321,52 @@ def run(config_path: Path, out_dir: Path, corpus: str | None = None) -> dict[str
         held_out_max_per_dataset=cfg.held_out_max_per_dataset,
         seed=cfg.seed,
     )
+    from guardrail.training.data import is_held_out
+
     if cfg.corpus:
-        from guardrail.training.data import is_held_out
         from guardrail.training.synthetic import corpus_pairs
 
         synthetic = corpus_pairs(Path(cfg.corpus), cfg.corpus_pairs, seed=cfg.seed)
         mix.train.extend(p for p in synthetic if not is_held_out(p.dataset, p.id, cfg.held_out_percent))
         mix.held_out.extend(p for p in synthetic if is_held_out(p.dataset, p.id, cfg.held_out_percent))
+    if cfg.hard_negatives:
+        from guardrail.training.synthetic import hard_negatives
+
+        # made from training pairs only (held-out premises never leak in), and trained on only: the held-out split
+        # stays the pool's own rows, comparable across runs
+        mix.train.extend(hard_negatives(mix.train, cfg.hard_negatives, seed=cfg.seed))
+    if cfg.corpus or cfg.hard_negatives:
         random.Random(cfg.seed).shuffle(mix.train)
+    return mix
+
+
+def run(
+    config_path: Path | None, out_dir: Path, corpus: str | None = None, *, resume: bool = False, max_steps: int | None = None
+) -> dict[str, Any]:
+    """Train from ``config_path``, or with ``resume`` continue the run in ``out_dir`` with its saved config."""
+    saved = out_dir / "config.json"
+    if resume:
+        if not saved.exists():
+            raise FileNotFoundError(f"{out_dir} is not a run directory (no config.json); start it with --config")
+        cfg = TrainConfig.load(saved)
+    else:
+        if config_path is None:
+            raise ValueError("a new run needs --config")
+        cfg = TrainConfig.load(config_path)
+        if corpus:
+            cfg.corpus = corpus
+            cfg.corpus_pairs = cfg.corpus_pairs or 5000
+        if (out_dir / "checkpoint" / "state.pt").exists():
+            raise FileExistsError(f"{out_dir} already holds a run: continue it with --resume {out_dir}, or pick a new --out")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    saved.write_text(json.dumps(asdict(cfg), indent=2) + "\n", encoding="utf-8")
+    mix = build_training_mix(cfg)
     held_ids = sorted(f"{p.dataset}:{p.id}" for p in mix.held_out)
     (out_dir / "held_out_ids.txt").write_text("\n".join(held_ids) + "\n", encoding="utf-8")
     print(f"train pairs: {len(mix.train)}  held-out pairs: {len(mix.held_out)}", file=sys.stderr)
     trainer = Trainer(cfg, out_dir)
-    return trainer.fit(mix)
+    print(f"bf16 autocast: {trainer.bf16}  frozen word embeddings: {cfg.freeze_word_embeddings}", file=sys.stderr)
+    return trainer.fit(mix, resume=resume, max_steps=max_steps)
 
 
 if __name__ == "__main__":  # python -m guardrail.training.train CONFIG OUT
