@@ -21,3 +21,10 @@ class MissingDependencyError(GuardrailError, ImportError):
 
 class InputError(GuardrailError, ValueError):
     """Caller input is malformed or over a documented limit."""
+
+
+class UncheckableError(InputError):
+    """Text the model cannot judge (a script it was not trained on, broken Unicode, over a limit).
+
+    Never read as "supported": the guard applies the policy's ``on_error`` to it (block mode blocks by default).
+    """

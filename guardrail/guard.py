@@ -14,11 +14,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from guardrail.checks.evaluator import Evaluation, Evaluator
 from guardrail.errors import InputError
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from guardrail.streaming import StreamGuard
 
 logger = logging.getLogger("guardrail")
+T = TypeVar("T")
 
 
 class GuardObserver(Protocol):
@@ -47,9 +48,10 @@ def decide(policy: Policy, evaluation: Evaluation, response: str, timings: Timin
     reasons: list[str] = []
     faith = evaluation.faithfulness
     if policy.faithfulness is not None and faith is not None and faith.score is not None:
-        if faith.score < policy.faithfulness:
+        weak = [s for s in faith.sentences if s.score is not None and s.score < policy.faithfulness]
+        low_mean = faith.score < policy.faithfulness
+        if weak if policy.aggregate == "any" else low_mean:
             failed.append("faithfulness")
-            weak = [s for s in faith.sentences if s.score is not None and s.score < policy.faithfulness]
             reasons.extend(sentence_reason(s) for s in weak)
             if not weak:
                 reasons.append(f"faithfulness {faith.score:.2f} is below {policy.faithfulness:.2f}")
@@ -123,11 +125,12 @@ class Guard:
     ) -> Verdict:
         start = time.perf_counter()
         with self._track():
-            future = self._executor.submit(self._evaluate, question, contexts, response)
             try:
+                self.evaluator.validate(question, contexts, response)  # refused before any model work
+                future = self._executor.submit(self._evaluate, question, contexts, response)
                 evaluation = future.result(timeout=self.policy.latency_budget_s)
             except Exception as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
-                return self._error_verdict(*self._classify(exc), response, start, time_to_first_token, generation, exc)
+                return self._error_verdict(exc, response, start, time_to_first_token, generation)
         return self._finish(decide(self.policy, evaluation, response,
                                    Timings(time.perf_counter() - start, time_to_first_token, generation)))
 
@@ -144,11 +147,12 @@ class Guard:
         start = time.perf_counter()
         loop = asyncio.get_running_loop()
         with self._track():
-            task = loop.run_in_executor(self._executor, self._evaluate, question, contexts, response)
             try:
+                self.evaluator.validate(question, contexts, response)  # refused before any model work
+                task = loop.run_in_executor(self._executor, self._evaluate, question, contexts, response)
                 evaluation = await asyncio.wait_for(task, self.policy.latency_budget_s)
             except Exception as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
-                return self._error_verdict(*self._classify(exc), response, start, time_to_first_token, generation, exc)
+                return self._error_verdict(exc, response, start, time_to_first_token, generation)
         return self._finish(decide(self.policy, evaluation, response,
                                    Timings(time.perf_counter() - start, time_to_first_token, generation)))
 
@@ -158,8 +162,30 @@ class Guard:
 
         return StreamGuard(self, question, contexts)
 
+    # ----------------------------------------------------------------- for stream checkers
+    def score(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run one scoring call in the guard's worker threads within the latency budget (raises on overrun).
+        The entry point for checkers that score piece by piece (streams); they decide with :func:`decide`."""
+        return self._executor.submit(fn, *args).result(timeout=self.policy.latency_budget_s)
+
+    def report(self, verdict: Verdict) -> Verdict:
+        """Hand a verdict made outside :meth:`check` (e.g. by a stream checker) to the observer."""
+        return self._finish(verdict)
+
+    def error_verdict(self, exc: BaseException, response: str, *, timings: Timings) -> Verdict:
+        """The verdict (not yet reported) for a scoring failure, per the policy's ``on_error``; logged and counted."""
+        reason, message = self.classify(exc)
+        exc_info = None if reason == "timeout" else exc
+        logger.error("guardrail check failed (%s, %s): %s", reason, self.policy.on_error, message, exc_info=exc_info)
+        if self.observer is not None:
+            self.observer.error(reason)
+        action: Action = self.policy.action if self.policy.on_error == "fail_closed" else "pass"
+        return Verdict(action, "error", Scores(),
+                       (f"scoring failed ({reason}): {message}; applied {self.policy.on_error}",), (), timings,
+                       error=message, response=response)
+
     # ----------------------------------------------------------------- internals
-    def _classify(self, exc: BaseException) -> tuple[str, str]:
+    def classify(self, exc: BaseException) -> tuple[str, str]:
         """(reason, message) of a scoring failure; reasons are the bounded metric label values."""
         if isinstance(exc, (FutureTimeout, asyncio.TimeoutError, TimeoutError)):
             return "timeout", f"check exceeded the latency budget of {self.policy.latency_budget_s}s"
@@ -174,33 +200,11 @@ class Guard:
 
     def _error_verdict(
         self,
-        reason: str,
-        message: str,
+        exc: BaseException,
         response: str,
         start: float,
         ttft: float | None,
         generation: float | None,
-        exc: BaseException | None = None,
     ) -> Verdict:
-        exc = None if isinstance(exc, (FutureTimeout, asyncio.TimeoutError, TimeoutError)) else exc  # no traceback for overruns
-        fail_closed = self.policy.on_error == "fail_closed"
-        logger.error("guardrail check failed (%s, %s): %s", reason, self.policy.on_error, message, exc_info=exc)
-        if self.observer is not None:
-            self.observer.error(reason)
-        action: Action = self.policy.action if fail_closed else "pass"
-        verdict = Verdict(
-            action,
-            "error",
-            Scores(),
-            (f"scoring failed ({reason}): {message}; applied {self.policy.on_error}",),
-            (),
-            Timings(time.perf_counter() - start, ttft, generation),
-            error=message,
-            response=response,
-        )
-        return self._finish(verdict)
-
-    # used by StreamGuard
-    def _record(self, verdict: Verdict) -> Verdict:
-        return self._finish(verdict)
-
+        timings = Timings(time.perf_counter() - start, ttft, generation)
+        return self._finish(self.error_verdict(exc, response, timings=timings))

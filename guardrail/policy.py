@@ -12,6 +12,16 @@ Or from a file (JSON, or TOML on Python >= 3.11 / with tomli):
     retrieval_relevance = 0.2
     on_error = "fail_closed"
     latency_budget_s = 0.5
+
+Failure policy (``on_error``): an answer the guard cannot read, cannot judge (over the limits, a script the model
+was not trained on, broken text) or could not score in time is *unchecked*, never "supported". By default block and
+fallback modes treat it as failing (``fail_closed``: nothing unchecked reaches the user); flag and pass modes deliver
+it marked ``outcome=error`` (``fail_open``). Set ``on_error`` to choose explicitly. Every such case is logged and
+counted (``guardrail_check_errors_total``).
+
+Decision (``aggregate``): ``any`` (default) fails the answer when any checked sentence scores below
+``faithfulness``, however many supported sentences surround it; ``mean`` compares the mean instead. The mean is
+always reported as the faithfulness score.
 """
 
 from __future__ import annotations
@@ -27,6 +37,8 @@ Action = Literal["pass", "flag", "block", "fallback"]
 ACTIONS: tuple[Action, ...] = ("pass", "flag", "block", "fallback")
 OnError = Literal["fail_open", "fail_closed"]
 ON_ERROR: tuple[OnError, ...] = ("fail_open", "fail_closed")
+Aggregate = Literal["any", "mean"]
+AGGREGATES: tuple[Aggregate, ...] = ("any", "mean")
 
 DEFAULT_FALLBACK = "I can't give a reliable answer to that from the available sources."
 
@@ -38,8 +50,10 @@ class Policy:
     - ``action``: ``flag`` delivers the answer and marks it; ``block`` refuses it (an exception, an
       error response, or a stream that stops before the failing sentence); ``fallback`` replaces it with
       ``fallback_message``; ``pass`` only records scores.
-    - ``on_error``: when scoring raises or exceeds ``latency_budget_s``: ``fail_open`` delivers the
-      answer (marked with the error), ``fail_closed`` treats it as failing. Both are counted.
+    - ``on_error``: when the answer cannot be read, judged or scored in time: ``fail_open`` delivers the
+      answer (marked with the error), ``fail_closed`` treats it as failing. Both are counted. Default (None):
+      ``fail_closed`` for block and fallback, ``fail_open`` for flag and pass.
+    - ``aggregate``: ``any`` unsupported sentence fails the answer (default), or the ``mean`` must reach the threshold.
     """
 
     action: Action = "flag"
@@ -50,15 +64,20 @@ class Policy:
     #: the response's relevance to the question must reach this (off by default: chit-chat answers are short)
     response_relevance: float | None = None
     fallback_message: str = DEFAULT_FALLBACK
-    on_error: OnError = "fail_open"
+    on_error: OnError | None = None
+    aggregate: Aggregate = "any"
     #: seconds the check may take before ``on_error`` applies (None: no budget)
     latency_budget_s: float | None = None
 
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:
             raise ConfigurationError(f"action must be one of {', '.join(ACTIONS)}, got {self.action!r}")
+        if self.on_error is None:  # nothing unchecked is delivered where the promise is to block
+            object.__setattr__(self, "on_error", "fail_closed" if self.action in ("block", "fallback") else "fail_open")
         if self.on_error not in ON_ERROR:
             raise ConfigurationError(f"on_error must be one of {', '.join(ON_ERROR)}, got {self.on_error!r}")
+        if self.aggregate not in AGGREGATES:
+            raise ConfigurationError(f"aggregate must be one of {', '.join(AGGREGATES)}, got {self.aggregate!r}")
         for name in ("faithfulness", "retrieval_relevance", "response_relevance"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0):

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 import time
 from collections import deque
 from collections.abc import Sequence
-from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Generic, NamedTuple, Protocol, TypeVar
 
 import numpy as np
@@ -29,10 +29,10 @@ import numpy as np
 from guardrail.checks.evaluator import CheckTimings, Evaluation
 from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
 from guardrail.checks.relevance import RetrievalRelevance
-from guardrail.errors import InputError
+from guardrail.guard import decide
 from guardrail.policy import Action
-from guardrail.text import split_sentences
-from guardrail.verdict import Scores, Timings, Verdict, sentence_reason
+from guardrail.text import Span, split_sentences
+from guardrail.verdict import Scores, Timings, Verdict
 
 if TYPE_CHECKING:
     from guardrail.guard import Guard
@@ -44,18 +44,35 @@ class StreamEnd(NamedTuple):
     verdict: Verdict
 
 
-class StreamGuard:
-    """Per-stream state; one instance per generated answer (not shared between requests)."""
+#: characters that may end a sentence: only a chunk holding one (or the few characters after one) re-splits the tail
+_TERMINATOR = re.compile(r"[.!?…:;\n。！？]")
+#: characters after a terminator within which the splitter may still place a boundary there
+_SETTLE = 8
 
-    def __init__(self, guard: Guard, question: str, contexts: Sequence[str]) -> None:
+
+class StreamGuard:
+    """Per-stream state; one instance per generated answer (not shared between requests).
+
+    Cost is linear in the answer's length however it is chunked: text is split into sentences
+    incrementally (only the unchecked tail is re-split, only when a sentence may have ended, and a
+    tail longer than ``max_sentence_chars`` without a boundary is checked as one piece), and each
+    sentence is scored once. The decision is the guard's (:func:`guardrail.guard.decide`): a stream
+    stops at its first unsupported sentence.
+    """
+
+    def __init__(self, guard: Guard, question: str, contexts: Sequence[str], *, max_sentence_chars: int = 2000) -> None:
         self.guard = guard
         self.policy = guard.policy
         self.question = question
         self.contexts = list(contexts)
         self.hold = self.policy.action in ("block", "fallback")
-        self.text = ""
+        self.max_sentence_chars = max_sentence_chars
+        self._parts: list[str] = []  # every chunk fed, in order
+        self._length = 0
+        self._tail = ""  # hold mode: the generated text not yet checked
+        self._tail_start = 0  # its offset in the answer
+        self._since_terminator: int | None = None  # characters fed since the last terminator in the tail
         self.released = 0
-        self._checked_upto = 0
         self.stopped = False
         self._evidence: list[SentenceEvidence] = []
         self._retrieval: RetrievalRelevance | None = None
@@ -64,29 +81,50 @@ class StreamGuard:
         self._tokens = 0
         self._faith_s = 0.0
         self._retr_s = 0.0
-        self._failure: tuple[str, ...] = ()
-        self._failed_checks: tuple[str, ...] = ()
-        self._error: tuple[str, str, BaseException | None] | None = None
-        self._started = time.perf_counter()
+        self._stop_reason: tuple[str, str] | None = None
+        self._error: BaseException | None = None
+        self._failed = False
         self._finished: StreamEnd | None = None
+
+    @property
+    def text(self) -> str:
+        """Everything generated so far."""
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
 
     # ----------------------------------------------------------------- feeding
     def feed(self, chunk: str) -> str:
         """Add generated text; return the text that may be delivered now ("" while held back)."""
-        if self.stopped or self._finished is not None:
+        if self.stopped or self._finished is not None or not chunk:
             return ""
-        self.text += chunk
+        self._parts.append(chunk)
+        self._length += len(chunk)
         if not self.hold:
-            self.released = len(self.text)
+            self.released = self._length
             return chunk
-        spans = split_sentences(self.text[self._checked_upto :])
-        return self._check_spans(spans[:-1])
+        self._tail += chunk
+        last = max((m.end() for m in _TERMINATOR.finditer(chunk)), default=None)
+        if last is not None:
+            self._since_terminator = len(chunk) - last
+        elif self._since_terminator is not None:
+            self._since_terminator += len(chunk)
+        settling = self._since_terminator is not None and self._since_terminator <= _SETTLE + len(chunk)
+        if not settling and len(self._tail) <= self.max_sentence_chars:
+            return ""  # no sentence can have ended since the last split
+        if self._since_terminator is not None and self._since_terminator > _SETTLE + len(chunk):
+            self._since_terminator = None
+        spans = split_sentences(self._tail)
+        complete = spans[:-1]
+        if not complete and len(self._tail) > self.max_sentence_chars:
+            cut = self._tail.rfind(" ", 0, self.max_sentence_chars)
+            complete = [Span(0, cut if cut > 0 else self.max_sentence_chars)]
+        return self._check_spans(complete)
 
     async def afeed(self, chunk: str) -> str:
-        """As :meth:`feed`; in hold mode the scoring runs in the guard's worker threads."""
+        """As :meth:`feed`; in hold mode the splitting and scoring run off the event loop."""
         if not self.hold or self.stopped:
             return self.feed(chunk)
-        # a plain worker thread: feed() submits each sentence to the guard's executor with the latency budget
         return await asyncio.to_thread(self.feed, chunk)
 
     def finish(self, *, time_to_first_token: float | None = None, generation: float | None = None) -> StreamEnd:
@@ -100,38 +138,40 @@ class StreamGuard:
             return self._finished
         tail = ""
         if not self.stopped:
-            tail = self._check_spans(split_sentences(self.text[self._checked_upto :]), final=True)
-        verdict = self._hold_verdict(time_to_first_token, generation)
-        self._finished = StreamEnd(tail, self.guard._record(verdict))
+            tail = self._check_spans(split_sentences(self._tail), final=True)
+        verdict = self._verdict(time_to_first_token, generation)
+        self._finished = StreamEnd(tail, self.guard.report(verdict))
         return self._finished
 
     async def afinish(self, *, time_to_first_token: float | None = None, generation: float | None = None) -> StreamEnd:
         return await asyncio.to_thread(lambda: self.finish(time_to_first_token=time_to_first_token, generation=generation))
 
     def stop(self, reason: str, check: str) -> None:
-        """Stop the stream for a reason found outside the text (e.g. an unreadable upstream event)."""
+        """Stop the stream for a reason found outside the text (e.g. an unreadable upstream event): the answer is
+        unchecked from there on, and a hold-mode stream follows ``on_error`` (the caller decides to call this)."""
         self.stopped = True
-        self._failure = (reason,)
-        self._failed_checks = (check,)
+        self._stop_reason = (check, reason)
+        if self.guard.observer is not None:
+            self.guard.observer.error("input")
 
     # ----------------------------------------------------------------- checking
-    def _check_spans(self, spans: Sequence[object], final: bool = False) -> str:
+    def _check_spans(self, spans: Sequence[Span], final: bool = False) -> str:
         before = self.released
-        base = self._checked_upto
+        consumed = 0
         for span in spans:
-            start, end = base + span.start, base + span.end  # type: ignore[attr-defined]
-            sentence = self.text[start:end]
-            if not self._passes(sentence, start):
+            sentence = self._tail[span.start : span.end]
+            if not self._passes(sentence, self._tail_start + span.start):
                 self.stopped = True
                 break
-            self._checked_upto = end
-            self.released = end
+            consumed = span.end
+            self.released = self._tail_start + span.end
         if final and not self.stopped:
-            self.released = len(self.text)  # trailing whitespace
-        return self.text[before : self.released]
-
-    def _run(self, fn, *args):  # type: ignore[no-untyped-def]
-        return self.guard._executor.submit(fn, *args).result(timeout=self.policy.latency_budget_s)
+            self.released = self._length  # trailing whitespace
+            consumed = len(self._tail)
+        if consumed:
+            self._tail = self._tail[consumed:]
+            self._tail_start += consumed
+        return self.text[before : self.released] if self.released > before else ""
 
     def _passes(self, sentence: str, offset: int) -> bool:
         policy = self.policy
@@ -139,29 +179,23 @@ class StreamGuard:
         try:
             if policy.retrieval_relevance is not None and not self._retrieval_done:
                 t0 = time.perf_counter()
-                self._retrieval = self._run(evaluator.relevance_check.retrieval, self.question, self.contexts)  # type: ignore[union-attr]
+                self._retrieval = self.guard.score(evaluator.relevance_check.retrieval, self.question, self.contexts)  # type: ignore[union-attr]
                 self._retr_s += time.perf_counter() - t0
                 self._retrieval_done = True
                 top = self._retrieval.top if self._retrieval else None
                 if top is None or top < policy.retrieval_relevance:
-                    self._failed_checks = ("retrieval_relevance",)
-                    self._failure = (
-                        "no passages were retrieved for the question" if top is None else
-                        f"no retrieved passage is relevant to the question (best chunk relevance {top:.2f} "
-                        f"< {policy.retrieval_relevance:.2f})",
-                    )
+                    self._failed = True
                     return False
             if policy.faithfulness is None or evaluator.faithfulness_check is None:
                 return True
             t0 = time.perf_counter()
-            result: FaithfulnessResult = self._run(evaluator.faithfulness_check.run, self.question, self.contexts, sentence)
+            evaluator.validate(self.question, self.contexts, sentence)
+            result: FaithfulnessResult = self.guard.score(evaluator.faithfulness_check.run, self.question, self.contexts, sentence)
             self._faith_s += time.perf_counter() - t0
-        except (FutureTimeout, TimeoutError):
-            return self._on_error("timeout", f"check exceeded the latency budget of {policy.latency_budget_s}s", None)
-        except InputError as exc:
-            return self._on_error("input", str(exc), exc)
-        except Exception as exc:  # noqa: BLE001 - recorded, counted and applied per on_error
-            return self._on_error("exception", f"{type(exc).__name__}: {exc}", exc)
+        except Exception as exc:  # noqa: BLE001 - logged, counted and applied per on_error at the end
+            self._error = exc
+            self.guard.error_verdict(exc, sentence, timings=Timings(0.0))  # log + count now
+            return self.policy.on_error == "fail_open"
         self._pairs += result.pairs
         self._tokens += result.model_tokens
         ok = True
@@ -170,21 +204,19 @@ class StreamGuard:
             self._evidence.append(ev)
             if ev.score is not None and ev.score < policy.faithfulness:
                 ok = False
-                self._failed_checks = ("faithfulness",)
-                self._failure = (sentence_reason(ev),)
+                self._failed = True
         return ok
 
-    def _on_error(self, reason: str, message: str, exc: BaseException | None) -> bool:
-        import logging
-
-        logging.getLogger("guardrail").error("guardrail stream check failed (%s, %s): %s", reason,
-                                             self.policy.on_error, message, exc_info=exc)
-        if self.guard.observer is not None:
-            self.guard.observer.error(reason)
-        self._error = (reason, message, exc)
-        return self.policy.on_error == "fail_open"
-
-    def _hold_verdict(self, ttft: float | None, generation: float | None) -> Verdict:
+    def _verdict(self, ttft: float | None, generation: float | None) -> Verdict:
+        """The guard's decision over the checked sentences; scoring errors follow ``on_error`` unless a real
+        failure was found, which always wins."""
+        timings = Timings(self._faith_s + self._retr_s, ttft, generation)
+        response = self.text[: self.released]
+        if self._stop_reason is not None:
+            check, reason = self._stop_reason
+            action: Action = self.policy.action if self.policy.on_error == "fail_closed" else "pass"
+            return Verdict(action if self.stopped else "pass", "error", Scores(), (reason,), (), timings,
+                           error=reason, response=response)
         checked = [e.score for e in self._evidence if e.score is not None]
         faith = None
         if self.policy.faithfulness is not None and self._evidence:
@@ -199,19 +231,17 @@ class StreamGuard:
                 model_tokens=self._tokens,
                 context_sentences=0,
             )
-        evaluation = Evaluation(faith, self._retrieval, None, None, CheckTimings(self._faith_s, self._retr_s, 0.0))
-        timings = Timings(self._faith_s + self._retr_s, ttft, generation)
-        scores = Scores(faith.score if faith else None, self._retrieval.top if self._retrieval else None, None)
-        response = self.text[: self.released]
-        if self._error is not None and (self.stopped or self.policy.on_error == "fail_open"):
-            reason, message, _ = self._error
-            action: Action = self.policy.action if self.stopped else "pass"
-            return Verdict(action, "error", scores, (f"scoring failed ({reason}): {message}; applied {self.policy.on_error}",),
-                           (), timings, error=message, response=response, evaluation=evaluation)
-        if self.stopped:
-            return Verdict(self.policy.action, "failed", scores, self._failure, self._failed_checks, timings,
-                           response=response, evaluation=evaluation)
-        return Verdict("pass", "passed", scores, (), (), timings, response=response, evaluation=evaluation)
+        retrieval = self._retrieval if self._retrieval_done else None
+        evaluation = Evaluation(faith, retrieval, None, None, CheckTimings(self._faith_s, self._retr_s, 0.0))
+        verdict = decide(self.policy, evaluation, response, timings)
+        if self._error is not None and not self._failed:
+            reason, message = self.guard.classify(self._error)
+            applied: Action = self.policy.action if self.stopped else "pass"
+            return dataclasses.replace(
+                verdict, action=applied, outcome="error", error=message,
+                reasons=(f"scoring failed ({reason}): {message}; applied {self.policy.on_error}",),
+            )
+        return verdict
 
 
 Item = TypeVar("Item")

@@ -294,3 +294,48 @@ def stem(word: str) -> str:
 def content_stems(text: str) -> list[str]:
     """Stemmed content words: what premise ranking and word coverage compare."""
     return [stem(w) for w in content_words(text)]
+
+
+#: words that make a short sentence an answer to the question rather than a pleasantry ("Yes, they can.", "No.")
+ANSWER_WORDS = frozenset(
+    """
+    yes no not never none nothing nobody always can cannot can't could couldn't will won't would wouldn't is isn't
+    are aren't was wasn't were weren't do don't does doesn't did didn't has hasn't have haven't had hadn't should
+    shouldn't must mustn't may might true false correct incorrect right wrong both neither either all only
+    """.split()
+)
+
+
+def is_answer_fragment(text: str) -> bool:
+    """A sentence that is not a claim on its own but answers the question ("Yes, they can.", "No, never.")."""
+    return not is_claim(text) and any(w in ANSWER_WORDS for w in words(text))
+
+
+_LATIN_LETTER = re.compile(r"[A-Za-z\u00C0-\u024F\u1E00-\u1EFF]")
+_OTHER_LETTER = re.compile(r"[^\W\d_A-Za-z\u00AA\u00B5\u00BA\u00C0-\u024F\u1E00-\u1EFF]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def lone_surrogate(text: str) -> re.Match[str] | None:
+    return _SURROGATE.search(text)
+
+
+def uncheckable_reason(text: str, *, what: str = "text") -> str | None:
+    """Why a text cannot be judged by an English NLI model, or None.
+
+    Lone surrogates (broken UTF-16, e.g. a ``"\\ud800"`` escape in JSON) and sentences written mostly in a non-Latin
+    script are not judged: an English-only model would only guess there.
+    """
+    m = lone_surrogate(text)
+    if m:
+        return f"the {what} holds a lone surrogate (U+{ord(m.group()):04X} at offset {m.start()}): broken Unicode"
+    other = len(_OTHER_LETTER.findall(text))
+    if other >= 2:
+        for span in split_sentences(text):
+            sentence = span.of(text)
+            o = len(_OTHER_LETTER.findall(sentence))
+            if o >= 2 and o > 0.3 * (o + len(_LATIN_LETTER.findall(sentence))):
+                snippet = sentence if len(sentence) <= 60 else sentence[:57] + "..."
+                return (f"the {what} has a sentence in a script the model was not trained on ({snippet!r}); "
+                        "use an NLI model for that language (--nli-model)")
+    return None

@@ -119,6 +119,11 @@ class Evaluator:
     def relevance_check(self) -> RelevanceCheck | None:
         return self._rel
 
+    def validate(self, question: str, contexts: Sequence[str], response: str) -> None:
+        """Raise InputError (UncheckableError for text the model cannot judge or over the limits) before any model
+        work: types, sizes, broken Unicode, scripts the model was not trained on."""
+        _validate(question, contexts, response, self.faithfulness_config)
+
     def evaluate(
         self,
         question: str,
@@ -134,7 +139,7 @@ class Evaluator:
         ``context_relevancy=False`` skips embedding every context sentence (the guard does: no policy
         threshold uses it); None follows ``RelevanceConfig.context_relevancy``.
         """
-        _validate(question, contexts, response, self.faithfulness_config)
+        self.validate(question, contexts, response)
         run = self.checks if checks is None else tuple(checks)
         extra = [c for c in run if c not in self.checks]
         if extra:

@@ -29,15 +29,18 @@ from guardrail.checks.premises import (
     PremiseMode,
     rank_units,
 )
-from guardrail.errors import ConfigurationError, InputError
+from guardrail.errors import ConfigurationError, InputError, UncheckableError
 from guardrail.scorers.nli import NLIScorer
 from guardrail.text import (
     Span,
     content_stems,
+    is_answer_fragment,
     is_claim,
+    lone_surrogate,
     qa_hypothesis,
     split_sentences,
     token_windows,
+    uncheckable_reason,
     words,
 )
 
@@ -204,11 +207,13 @@ class FaithfulnessCheck:
         for span in pieces:
             text = span.of(response)
             short = len(pieces) == 1 and len(words(text)) <= cfg.short_answer_words
-            use_q = bool(q) and (cfg.question_context == "always" or (cfg.question_context == "auto" and short))
+            # "Yes, they can." is no claim alone: it is checked as the answer to the question, wherever it stands
+            fragment = bool(q) and cfg.question_context != "never" and is_answer_fragment(text)
+            use_q = bool(q) and (cfg.question_context == "always" or (cfg.question_context == "auto" and short) or fragment)
             hyp = qa_hypothesis(q, text) if use_q else text
             if use_q and tok.count(hyp) > hyp_budget:
                 hyp = text
-            check = len(pieces) == 1 or is_claim(text)
+            check = len(pieces) == 1 or is_claim(text) or fragment
             items.append(_Item(span, text, hyp, check))
         return items
 
@@ -351,12 +356,19 @@ def _validate(question: str, contexts: Sequence[str], response: str, cfg: Faithf
         raise InputError("contexts must be a list of strings (one per retrieved chunk)")
     total = sum(len(c) for c in contexts)
     if total > cfg.max_context_chars:
-        raise InputError(
+        raise UncheckableError(
             f"contexts total {total:,} characters, over the limit of {cfg.max_context_chars:,} "
             "(max_context_chars); send fewer or shorter chunks, or raise the limit"
         )
     if len(response) > cfg.max_response_chars:
-        raise InputError(
+        raise UncheckableError(
             f"response is {len(response):,} characters, over the limit of {cfg.max_response_chars:,} "
             "(max_response_chars); raise the limit to check it"
         )
+    reason = uncheckable_reason(response, what="answer") or uncheckable_reason(question, what="question")
+    if reason is None:
+        broken = next((i for i, c in enumerate(contexts) if lone_surrogate(c) is not None), None)
+        if broken is not None:
+            reason = f"context {broken + 1} holds a lone surrogate (broken Unicode); fix the text before checking it"
+    if reason is not None:
+        raise UncheckableError(reason)
