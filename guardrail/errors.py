@@ -28,3 +28,8 @@ class UncheckableError(InputError):
 
     Never read as "supported": the guard applies the policy's ``on_error`` to it (block mode blocks by default).
     """
+
+
+class UnreadableError(UncheckableError):
+    """An answer guardrail cannot read (unknown shape, content type or encoding, broken bytes): never delivered as
+    checked; the policy's ``on_error`` decides."""

@@ -21,7 +21,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from guardrail.checks.evaluator import Evaluation, Evaluator
-from guardrail.errors import InputError
+from guardrail.errors import InputError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
 from guardrail.verdict import Scores, Timings, Verdict, sentence_reason
 
@@ -175,7 +175,7 @@ class Guard:
     def error_verdict(self, exc: BaseException, response: str, *, timings: Timings) -> Verdict:
         """The verdict (not yet reported) for a scoring failure, per the policy's ``on_error``; logged and counted."""
         reason, message = self.classify(exc)
-        exc_info = None if reason == "timeout" else exc
+        exc_info = exc if reason == "exception" else None  # a traceback only for the unexpected
         logger.error("guardrail check failed (%s, %s): %s", reason, self.policy.on_error, message, exc_info=exc_info)
         if self.observer is not None:
             self.observer.error(reason)
@@ -189,6 +189,10 @@ class Guard:
         """(reason, message) of a scoring failure; reasons are the bounded metric label values."""
         if isinstance(exc, (FutureTimeout, asyncio.TimeoutError, TimeoutError)):
             return "timeout", f"check exceeded the latency budget of {self.policy.latency_budget_s}s"
+        if isinstance(exc, UnreadableError):
+            return "unreadable", str(exc)
+        if isinstance(exc, UncheckableError):
+            return "uncheckable", str(exc)
         if isinstance(exc, InputError):
             return "input", str(exc)
         return "exception", f"{type(exc).__name__}: {exc}"

@@ -96,24 +96,34 @@ class StreamGuard:
     # ----------------------------------------------------------------- feeding
     def feed(self, chunk: str) -> str:
         """Add generated text; return the text that may be delivered now ("" while held back)."""
+        if not self.add(chunk):
+            return chunk if not self.hold and not self.stopped and self._finished is None else ""
+        return self.release()
+
+    def add(self, chunk: str) -> bool:
+        """Cheap part of :meth:`feed` (fine on an event loop): append the text; True when a sentence may have
+        ended, so :meth:`release` (which scores; run it in a thread) has work to do. In flag mode always False."""
         if self.stopped or self._finished is not None or not chunk:
-            return ""
+            return False
         self._parts.append(chunk)
         self._length += len(chunk)
         if not self.hold:
             self.released = self._length
-            return chunk
+            return False
         self._tail += chunk
         last = max((m.end() for m in _TERMINATOR.finditer(chunk)), default=None)
         if last is not None:
             self._since_terminator = len(chunk) - last
         elif self._since_terminator is not None:
             self._since_terminator += len(chunk)
-        settling = self._since_terminator is not None and self._since_terminator <= _SETTLE + len(chunk)
-        if not settling and len(self._tail) <= self.max_sentence_chars:
-            return ""  # no sentence can have ended since the last split
-        if self._since_terminator is not None and self._since_terminator > _SETTLE + len(chunk):
-            self._since_terminator = None
+            if self._since_terminator > _SETTLE + len(chunk):
+                self._since_terminator = None  # the splitter has seen enough after it: no boundary there
+        return self._since_terminator is not None or len(self._tail) > self.max_sentence_chars
+
+    def release(self) -> str:
+        """Check the sentences completed so far; return the newly released text."""
+        if self.stopped or not self.hold:
+            return ""
         spans = split_sentences(self._tail)
         complete = spans[:-1]
         if not complete and len(self._tail) > self.max_sentence_chars:

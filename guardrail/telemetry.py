@@ -39,7 +39,7 @@ GENERATION_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.
 #: the guard's own latency
 CHECK_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 1.0, 2.5)
 #: bounded error reasons
-ERROR_REASONS = ("exception", "timeout", "input")
+ERROR_REASONS = ("exception", "timeout", "input", "uncheckable", "unreadable")
 UPSTREAM_REASONS = ("connect", "timeout", "status", "stream")
 
 
@@ -70,7 +70,7 @@ class Telemetry:
                                   labels, buckets=SCORE_BUCKETS, registry=r)
         self.verdicts = Counter("guardrail_verdicts", "Verdicts by applied action and outcome.",
                                 (*labels, "action", "outcome"), registry=r)
-        self.errors = Counter("guardrail_check_errors", "Scoring errors by reason (exception, timeout, input).",
+        self.errors = Counter("guardrail_check_errors", "Answers not checked, by reason (exception, timeout, input, uncheckable, unreadable).",
                               (*labels, "reason"), registry=r)
         self.upstream_errors = Counter("guardrail_upstream_errors", "Gateway upstream failures (connect, timeout, status, stream).",
                                        (*labels, "reason"), registry=r)

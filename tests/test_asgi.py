@@ -131,7 +131,9 @@ def test_gzip_answers_are_checked_and_unknown_encodings_refused(evaluator: Evalu
     r = client.post("/ask", json={"question": "q", "encoding": "gzip"})
     assert r.status_code == 400  # decoded, checked, blocked: never delivered unchecked
     r = client.post("/ask", json={"question": "q", "encoding": "br"})
-    assert r.status_code == 502 and r.json()["error"]["code"] == "unsupported_content_encoding"
+    # unreadable: on_error (fail_closed by default in block mode) blocks it, with the reason
+    assert r.status_code == 400 and r.json()["error"]["code"] == "unchecked"
+    assert "'br'" in r.json()["error"]["message"] and r.headers["x-guardrail-outcome"] == "error"
     client, _ = build(evaluator, action="flag", faithfulness=0.0)
     r = client.post("/ask", json={"question": "q", "encoding": "gzip"}, headers={"accept-encoding": "identity"})
     assert r.status_code == 200 and r.headers["x-guardrail-action"] == "pass"
@@ -171,8 +173,9 @@ def test_pass_through_routes_bodies_websockets_and_lifespan(evaluator: Evaluator
     with client:  # runs the lifespan
         assert started
         assert client.post("/free", json={}).json() == completion("Anything goes here.")  # unguarded route
+        # a 2xx answer on a guarded route that is not readable is never delivered unchecked in block mode
         r = client.post("/plain", json={"question": "q"})
-        assert r.text == "not json at all" and "x-guardrail-action" not in r.headers
+        assert r.status_code == 400 and r.json()["error"]["code"] == "unchecked" and "not json at all" not in r.text
         assert client.get("/ask").status_code == 405  # other methods go to the app untouched
         with client.websocket_connect("/ws") as socket:
             socket.send_text("there")

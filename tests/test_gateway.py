@@ -115,11 +115,11 @@ def test_malformed_sse_follows_on_error(upstream: str, evaluator: Evaluator) -> 
         assert events[-1] == "data: [DONE]"
         last = json.loads(events[-2][6:])
         assert last["choices"][0]["finish_reason"] == "content_filter" and "not valid JSON" in last["guardrail"]["reasons"][0]
-        assert t.registry.get_sample_value("guardrail_check_errors_total", {**LABELS, "reason": "input"}) == 1
+        assert t.registry.get_sample_value("guardrail_check_errors_total", {**LABELS, "reason": "unreadable"}) == 1
     with gateway(upstream, evaluator, action="flag", faithfulness=0.0) as (url, t):
         r = httpx.post(url + "/v1/chat/completions", json=body, timeout=20)
         assert "data: {this is not json" in r.text and r.text.endswith("data: [DONE]\n\n")
-        assert t.registry.get_sample_value("guardrail_check_errors_total", {**LABELS, "reason": "input"}) == 1
+        assert t.registry.get_sample_value("guardrail_check_errors_total", {**LABELS, "reason": "unreadable"}) == 1
 
 
 def test_slow_upstream_times_out_clearly(upstream: str, evaluator: Evaluator) -> None:
