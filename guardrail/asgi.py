@@ -332,10 +332,13 @@ class _Exchange:
             await self.send({**start, "headers": headers})
             await self.send({"type": "http.response.body", "body": raw, "more_body": False})
             return
-        await self.refuse(verdict, code="unchecked")
+        await self.refuse(verdict)
 
-    async def refuse(self, verdict: Verdict, *, code: str = "content_filter") -> None:
+    async def refuse(self, verdict: Verdict) -> None:
+        """Send the block (error body, ``code`` "content_filter", or "unchecked" when it could not be checked) or the
+        fallback answer."""
         self.closed = True
+        code = "unchecked" if verdict.outcome == "error" else "content_filter"
         if verdict.action == "fallback":
             payload = {"id": "guardrail", "object": "chat.completion", "created": int(time.time()), "model": "",
                        "choices": [{"index": 0, "message": {"role": "assistant", "content": self.guard.policy.fallback_message},
@@ -554,8 +557,12 @@ class _Stream(_Responder):
     def _deltas(self, ev: wire.SSEEvent) -> list[wire.Delta]:
         if ev.malformed is not None:
             raise UnreadableError(f"the stream sent an event that guardrail cannot read: {ev.malformed}")
+        try:
+            deltas = wire.read_deltas(ev.payload)
+        except UnreadableError as exc:
+            raise UnreadableError(f"the stream sent an event that guardrail cannot read: {exc}") from None
         self.template = ev.payload
-        return wire.read_deltas(ev.payload)
+        return deltas
 
     def _drain(self, final: bool, split: bool = False) -> list[bytes]:
         out: list[bytes] = []

@@ -314,6 +314,8 @@ def is_answer_fragment(text: str) -> bool:
 _LATIN_LETTER = re.compile(r"[A-Za-z\u00C0-\u024F\u1E00-\u1EFF]")
 _OTHER_LETTER = re.compile(r"[^\W\d_A-Za-z\u00AA\u00B5\u00BA\u00C0-\u024F\u1E00-\u1EFF]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+_LETTERS = re.compile(r"[^\W\d_]+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
 def lone_surrogate(text: str) -> re.Match[str] | None:
@@ -329,13 +331,23 @@ def uncheckable_reason(text: str, *, what: str = "text") -> str | None:
     m = lone_surrogate(text)
     if m:
         return f"the {what} holds a lone surrogate (U+{ord(m.group()):04X} at offset {m.start()}): broken Unicode"
-    other = len(_OTHER_LETTER.findall(text))
-    if other >= 2:
-        for span in split_sentences(text):
-            sentence = span.of(text)
-            o = len(_OTHER_LETTER.findall(sentence))
-            if o >= 2 and o > 0.3 * (o + len(_LATIN_LETTER.findall(sentence))):
-                snippet = sentence if len(sentence) <= 60 else sentence[:57] + "..."
-                return (f"the {what} has a sentence in a script the model was not trained on ({snippet!r}); "
-                        "use an NLI model for that language (--nli-model)")
+    if not _OTHER_LETTER.search(text):
+        return None
+    for span in split_sentences(text):
+        sentence = span.of(text)
+        latin = other = run = longest = 0
+        for token in _LETTERS.findall(sentence):
+            n = len(_OTHER_LETTER.findall(token))
+            if not n:
+                latin += 1
+                run = 0
+                continue
+            weight = n if _CJK.search(token) else 1  # a CJK character is about a word
+            other += weight
+            run += weight
+            longest = max(longest, run)
+        if other >= 2 and (other > 0.3 * (other + latin) or longest >= 3):
+            snippet = sentence if len(sentence) <= 60 else sentence[:57] + "..."
+            return (f"the {what} has a sentence in a script the model was not trained on ({snippet!r}); "
+                    "use an NLI model for that language (--nli-model)")
     return None

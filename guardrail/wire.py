@@ -59,9 +59,6 @@ def _parts_text(parts: Any, where: str) -> str:
         raise UnreadableError(f"{where} is a {type(parts).__name__}, not text or a list of parts")
     out = []
     for part in parts:
-        if isinstance(part, str):
-            out.append(part)
-            continue
         if not isinstance(part, dict):
             raise UnreadableError(f"{where} holds a {type(part).__name__} part")
         kind = part.get("type")
