@@ -265,10 +265,11 @@ class SSEParser:
             line = bytes(buf[self._line_start :]).rstrip(b"\r")
             if line:
                 self._field(line)
+        raw = bytes(buf)
         if not self._data and not self._has_field:
             self._buf = bytearray()
-            return []
-        raw = bytes(buf)
+            self._line_start = self._scan = 0
+            return [SSEEvent(raw, empty=True)] if raw else []  # trailing bytes go out too: nothing is lost
         self._buf = bytearray()
         self._line_start = self._scan = 0
         return [self._dispatch(raw)]
