@@ -30,6 +30,7 @@ from guardrail.checks.evaluator import CheckTimings, Evaluation
 from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
 from guardrail.checks.relevance import RetrievalRelevance
 from guardrail.guard import decide
+from guardrail.errors import UncheckableError
 from guardrail.policy import Action
 from guardrail.text import Span, split_sentences
 from guardrail.verdict import Scores, Timings, Verdict
@@ -96,9 +97,11 @@ class StreamGuard:
     # ----------------------------------------------------------------- feeding
     def feed(self, chunk: str) -> str:
         """Add generated text; return the text that may be delivered now ("" while held back)."""
-        if not self.add(chunk):
-            return chunk if not self.hold and not self.stopped and self._finished is None else ""
-        return self.release()
+        if self.stopped or self._finished is not None or not chunk:
+            return ""
+        if self.add(chunk):
+            return self.release()
+        return chunk if not self.hold else ""
 
     def add(self, chunk: str) -> bool:
         """Cheap part of :meth:`feed` (fine on an event loop): append the text; True when a sentence may have
@@ -110,6 +113,17 @@ class StreamGuard:
         if not self.hold:
             self.released = self._length
             return False
+        limit = self.guard.evaluator.faithfulness_config.max_response_chars
+        if self._length > limit:  # over the limit: unchecked from here, refused before any more model work
+            self._error = UncheckableError(
+                f"the streamed answer is over {limit:,} characters (max_response_chars); raise the limit to check it")
+            self.guard.error_verdict(self._error, "", timings=Timings(0.0))  # log + count now
+            if self.policy.on_error == "fail_closed":
+                self.stopped = True
+                return False
+            self.hold = False  # fail_open: delivered unchecked from here on (release() hands out the held tail)
+            self._tail += chunk
+            return True
         self._tail += chunk
         last = max((m.end() for m in _TERMINATOR.finditer(chunk)), default=None)
         if last is not None:
@@ -122,8 +136,12 @@ class StreamGuard:
 
     def release(self) -> str:
         """Check the sentences completed so far; return the newly released text."""
-        if self.stopped or not self.hold:
+        if self.stopped:
             return ""
+        if not self.hold:  # switched to fail-open delivery: the held tail goes out unchecked
+            out, self._tail = self._tail, ""
+            self._tail_start = self.released = self._length
+            return out
         spans = split_sentences(self._tail)
         complete = spans[:-1]
         if not complete and len(self._tail) > self.max_sentence_chars:
@@ -166,7 +184,6 @@ class StreamGuard:
 
     # ----------------------------------------------------------------- checking
     def _check_spans(self, spans: Sequence[Span], final: bool = False) -> str:
-        before = self.released
         consumed = 0
         for span in spans:
             sentence = self._tail[span.start : span.end]
@@ -174,14 +191,14 @@ class StreamGuard:
                 self.stopped = True
                 break
             consumed = span.end
-            self.released = self._tail_start + span.end
         if final and not self.stopped:
-            self.released = self._length  # trailing whitespace
-            consumed = len(self._tail)
+            consumed = len(self._tail)  # trailing whitespace
+        out = self._tail[:consumed]
         if consumed:
             self._tail = self._tail[consumed:]
             self._tail_start += consumed
-        return self.text[before : self.released] if self.released > before else ""
+            self.released = self._tail_start
+        return out
 
     def _passes(self, sentence: str, offset: int) -> bool:
         policy = self.policy

@@ -4,6 +4,7 @@ deterministic with the tiny model; quality on real text is covered in test_defau
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import subprocess
@@ -347,3 +348,93 @@ def test_multiprocess_mode_aggregates_workers(tmp_path: Path) -> None:
     assert registry.get_sample_value("guardrail_faithfulness_score_count", labels) == 2
     assert registry.get_sample_value("guardrail_time_to_first_token_seconds_bucket", {**labels, "le": "0.25"}) == 2
     assert registry.get_sample_value("guardrail_checks_in_flight", labels) == 0
+
+
+def test_block_mode_defaults_to_fail_closed_and_any_sentence() -> None:
+    assert Policy(action="block").on_error == "fail_closed" and Policy(action="fallback").on_error == "fail_closed"
+    assert Policy(action="flag").on_error == "fail_open" and Policy(action="block", on_error="fail_open").on_error == "fail_open"
+    assert Policy().aggregate == "any"
+    with pytest.raises(ConfigurationError, match="any, mean"):
+        Policy(aggregate="median")  # type: ignore[arg-type]
+
+
+def test_one_unsupported_sentence_fails_however_many_pass(evaluator: Evaluator) -> None:
+    from guardrail.checks.evaluator import Evaluation, CheckTimings
+    from guardrail.checks.faithfulness import FaithfulnessResult
+    from guardrail.guard import decide
+    from guardrail.verdict import Timings
+
+    base = evaluator.faithfulness_check.run(Q, CTX, "Items can be returned within 30 days. Refunds go back.")  # type: ignore[union-attr]
+    sentences = tuple(dataclasses.replace(base.sentences[0], index=i, score=0.9) for i in range(81))
+    sentences += (dataclasses.replace(base.sentences[0], index=81, score=0.1, text="A made-up claim."),)
+    faith = dataclasses.replace(base, sentences=sentences, score=sum(s.score for s in sentences) / len(sentences))
+    evaluation = Evaluation(faith, None, None, None, CheckTimings(0, 0, 0))
+    assert faith.score > 0.85
+    v = decide(Policy(action="block", retrieval_relevance=None), evaluation, "x", Timings(0.0))
+    assert v.action == "block" and v.failed_checks == ("faithfulness",) and "made-up" in v.reasons[0]
+    v = decide(Policy(action="block", retrieval_relevance=None, aggregate="mean"), evaluation, "x", Timings(0.0))
+    assert v.action == "pass"
+
+
+def test_stream_error_then_real_failure_reports_the_failure(evaluator: Evaluator, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fail_open: a scoring error on sentence 1 is delivered unchecked, and a real failure on sentence 2 still decides."""
+    g, t = make(evaluator, action="block", on_error="fail_open", retrieval_relevance=None, faithfulness=0.5)
+    check = evaluator.faithfulness_check
+    real = check.run  # type: ignore[union-attr]
+    calls = {"n": 0}
+
+    def flaky(question, contexts, sentence):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("scorer hiccup")
+        result = real(question, contexts, sentence)
+        return dataclasses.replace(result, sentences=tuple(dataclasses.replace(s, score=0.0) for s in result.sentences))
+
+    monkeypatch.setattr(check, "run", flaky)
+    s = g.stream(Q, CTX)
+    out = s.feed("First sentence here. Second sentence there. ")
+    end = s.finish()
+    assert out == "First sentence here." and s.stopped
+    assert (end.verdict.action, end.verdict.outcome, end.verdict.failed_checks) == ("block", "failed", ("faithfulness",))
+    assert sample(t, "guardrail_check_errors_total", reason="exception") == 1
+
+
+def test_stream_splitting_is_linear_in_the_answer(evaluator: Evaluator, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fed one character at a time, the splitter sees each character a bounded number of times."""
+    import guardrail.streaming as streaming
+
+    seen = {"chars": 0}
+    real = streaming.split_sentences
+
+    def counting(text: str):  # type: ignore[no-untyped-def]
+        seen["chars"] += len(text)
+        return real(text)
+
+    monkeypatch.setattr(streaming, "split_sentences", counting)
+    g, _ = make(evaluator, action="block", faithfulness=0.0, retrieval_relevance=None)
+    for n in (2_000, 8_000):
+        seen["chars"] = 0
+        text = ("Items can be returned within 30 days, e.g. by mail. " * 400)[:n]
+        s = g.stream(Q, CTX)
+        released = "".join(s.feed(ch) for ch in text) + s.finish().text
+        assert released == text
+        assert seen["chars"] < 40 * n, (n, seen["chars"])
+    # one long run of text without a sentence end is checked in bounded pieces, not re-split as it grows
+    seen["chars"] = 0
+    s = g.stream(Q, CTX)
+    text = "word " * 4000
+    released = "".join(s.feed(text[i:i + 10]) for i in range(0, len(text), 10)) + s.finish().text
+    assert released == text and seen["chars"] < 40 * len(text)
+
+
+def test_stream_over_the_limit_is_unchecked(evaluator: Evaluator) -> None:
+    from guardrail.checks.evaluator import Evaluator as Ev
+    from guardrail.checks.faithfulness import FaithfulnessConfig
+
+    small = Ev(nli=evaluator.faithfulness_check.nli, faithfulness=FaithfulnessConfig(max_response_chars=50))  # type: ignore[union-attr]
+    g, t = make(small, action="block", faithfulness=0.0, retrieval_relevance=None)
+    s = g.stream(Q, CTX)
+    out = s.feed("Items can be returned within 30 days. ") + s.feed("x" * 60)
+    end = s.finish()
+    assert s.stopped and "x" not in out and (end.verdict.action, end.verdict.outcome) == ("block", "error")
+    assert sample(t, "guardrail_check_errors_total", reason="uncheckable") == 1
