@@ -26,11 +26,12 @@ from collections import deque
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
+from guardrail import wire
 from guardrail.decorator import GuardrailBlocked
-from guardrail.errors import ConfigurationError
+from guardrail.errors import ConfigurationError, UnreadableError
 from guardrail.guard import Guard
 from guardrail.streaming import ReleaseGate
-from guardrail.verdict import Verdict
+from guardrail.verdict import Timings, Verdict
 
 
 def _question(messages: Sequence[Any]) -> str:
@@ -64,16 +65,23 @@ def _prepare(kwargs: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
     return question, list(contexts), kwargs
 
 
+def _dump(obj: Any) -> Any:
+    return obj.model_dump(mode="json") if hasattr(obj, "model_dump") else obj
+
+
 class _SDKChunks:
-    """ChunkAdapter for openai's ``ChatCompletionChunk`` objects."""
+    """ChunkAdapter for openai's ``ChatCompletionChunk`` objects: every text a chunk adds (content, refusal,
+    tool-call arguments), read by :mod:`guardrail.wire`; a chunk it cannot read raises UnreadableError."""
 
     def content(self, chunk: Any) -> str:
-        return (chunk.choices[0].delta.content or "") if chunk.choices else ""
+        return "".join(d.text for d in wire.read_deltas(_dump(chunk)) if d.index == 0)
 
     def finish(self, chunk: Any) -> str | None:
         return chunk.choices[0].finish_reason if chunk.choices else None
 
     def with_content(self, chunk: Any, text: str | None, finish: str | None) -> Any:
+        if not wire.only_content(_dump(chunk)):
+            return None  # tool-call or refusal pieces are never cut: the partial chunk is not delivered
         choice = chunk.choices[0]
         delta = choice.delta.model_copy(update={"content": text})
         return chunk.model_copy(update={"choices": [choice.model_copy(update={"delta": delta, "finish_reason": finish})]})
@@ -187,15 +195,26 @@ class AsyncGuardedStream(AsyncIterator[Any]):
         await self.close()
 
 
+def _answer(completion: Any) -> str:
+    """Every assistant-visible text of the (single) choice: content, refusal, tool-call arguments."""
+    answers = wire.read_answers(_dump(completion))
+    return answers[0].text if answers else ""
+
+
 def _apply(guard: Guard, completion: Any, verdict: Verdict) -> Any:
     completion.guardrail = verdict
     if verdict.action == "block":
         raise GuardrailBlocked(verdict)
     if verdict.action == "fallback" and completion.choices:
         choice = completion.choices[0]
-        message = choice.message.model_copy(update={"content": guard.policy.fallback_message})
+        message = choice.message.model_copy(update={"content": guard.policy.fallback_message, "tool_calls": None,
+                                                    "function_call": None, "refusal": None})
         completion.choices[0] = choice.model_copy(update={"message": message, "finish_reason": "content_filter"})
     return completion
+
+
+def _unreadable(guard: Guard, exc: UnreadableError, total: float) -> Verdict:
+    return guard.report(guard.error_verdict(exc, "", timings=Timings(0.0, total, total)))
 
 
 class _Completions:
@@ -210,7 +229,10 @@ class _Completions:
         if kwargs.get("stream"):
             return GuardedStream(result, _gate(self._guard, question, contexts, start))
         total = time.perf_counter() - start
-        text = (result.choices[0].message.content or "") if result.choices else ""
+        try:
+            text = _answer(result)
+        except UnreadableError as exc:
+            return _apply(self._guard, result, _unreadable(self._guard, exc, total))
         verdict = self._guard.check(question, contexts, text, time_to_first_token=total, generation=total)
         return _apply(self._guard, result, verdict)
 
@@ -226,7 +248,10 @@ class _AsyncCompletions(_Completions):
         if kwargs.get("stream"):
             return AsyncGuardedStream(result, _gate(self._guard, question, contexts, start))
         total = time.perf_counter() - start
-        text = (result.choices[0].message.content or "") if result.choices else ""
+        try:
+            text = _answer(result)
+        except UnreadableError as exc:
+            return _apply(self._guard, result, _unreadable(self._guard, exc, total))
         verdict = await self._guard.acheck(question, contexts, text, time_to_first_token=total, generation=total)
         return _apply(self._guard, result, verdict)
 

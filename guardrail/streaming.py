@@ -29,8 +29,8 @@ import numpy as np
 from guardrail.checks.evaluator import CheckTimings, Evaluation
 from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
 from guardrail.checks.relevance import RetrievalRelevance
+from guardrail.errors import UncheckableError, UnreadableError
 from guardrail.guard import decide
-from guardrail.errors import UncheckableError
 from guardrail.policy import Action
 from guardrail.text import Span, split_sentences
 from guardrail.verdict import Scores, Timings, Verdict
@@ -179,8 +179,7 @@ class StreamGuard:
         unchecked from there on, and a hold-mode stream follows ``on_error`` (the caller decides to call this)."""
         self.stopped = True
         self._stop_reason = (check, reason)
-        if self.guard.observer is not None:
-            self.guard.observer.error("input")
+        self.guard.error_verdict(UnreadableError(reason), "", timings=Timings(0.0))  # logged and counted
 
     # ----------------------------------------------------------------- checking
     def _check_spans(self, spans: Sequence[Span], final: bool = False) -> str:
@@ -307,7 +306,15 @@ class ReleaseGate(Generic[Item]):
 
     def push(self, item: Item) -> list[Item]:
         self.template = item
-        text = self.adapter.content(item)
+        try:
+            text = self.adapter.content(item)
+        except UnreadableError as exc:  # an item the guard cannot read: on_error decides
+            if self.stream.policy.on_error == "fail_closed":
+                self.stream.stop(str(exc), "format")
+                return []
+            self.stream.guard.error_verdict(exc, "", timings=Timings(0.0))  # delivered unchecked: logged, counted
+            self.pending.append(item)
+            return self._drain(final=False)
         if text and self.ttft is None:
             self.ttft = time.perf_counter() - self.start - self.checking
         self.pending.append(item)
@@ -325,7 +332,10 @@ class ReleaseGate(Generic[Item]):
         out: list[Item] = []
         while self.pending:
             item = self.pending[0]
-            text = a.content(item)
+            try:
+                text = a.content(item)
+            except UnreadableError:
+                text = ""  # fail_open: an unreadable item goes out unchecked, in its place
             finish = a.finish(item)
             if finish is not None and not final:
                 break  # the end of the answer goes out only once the whole answer passed
@@ -334,7 +344,9 @@ class ReleaseGate(Generic[Item]):
                 out.append(self.pending.popleft())
                 continue
             if split and self.budget > 0:
-                out.append(a.with_content(item, text[: self.budget], None))
+                piece = a.with_content(item, text[: self.budget], None)
+                if piece is not None:  # None: the adapter cannot cut this item (it is not delivered)
+                    out.append(piece)
                 self.budget = 0
             break
         return out

@@ -412,3 +412,26 @@ def test_flag_mode_marks_and_counts_what_it_could_not_check(upstream: str, evalu
     assert telemetry.registry.get_sample_value("guardrail_check_errors_total", {**LABELS, "reason": "unreadable"}) == 1
     assert telemetry.registry.get_sample_value("guardrail_verdicts_total",
                                                {**LABELS, "action": "flag", "outcome": "failed"}) == 1
+
+
+# --------------------------------------------------------------------------- the client wrapper reads the same shapes
+def test_openai_wrapper_checks_tool_calls_and_refusals(upstream: str, evaluator: Evaluator) -> None:
+    from guardrail.decorator import GuardrailBlocked
+    from guardrail.openai import guard_openai
+
+    guard = Guard(evaluator, Policy(action="block"))
+    client = guard_openai(openai.OpenAI(base_url=upstream, api_key="k", max_retries=0), guard)
+    ask = {"model": "m", "messages": [{"role": "user", "content": Q}], "contexts": CTX}
+    for build in (JSON_CASES["tool_calls arguments"], JSON_CASES["refusal"], JSON_CASES["legacy function_call"]):
+        with pytest.raises(GuardrailBlocked):
+            client.chat.completions.create(**ask, extra_body={"script": script(dumps(build(BAD)))})
+        ok = client.chat.completions.create(**ask, extra_body={"script": script(dumps(build(GOOD2)))})
+        assert ok.guardrail.action == "pass"
+    for case in ("delta.tool_calls", "delta.refusal"):
+        stream = client.chat.completions.create(**ask, stream=True, extra_body={
+            "script": script(SSE_CASES[case](BAD), ctype="text/event-stream")})
+        chunks = list(stream)
+        assert chunks[-1].choices[0].finish_reason == "content_filter", case
+        seen = json.dumps([c.model_dump() for c in chunks[:-1]])
+        assert MARK not in seen and "90" not in seen, case
+        assert stream.guardrail is not None and stream.guardrail.action == "block"

@@ -359,8 +359,7 @@ def test_block_mode_defaults_to_fail_closed_and_any_sentence() -> None:
 
 
 def test_one_unsupported_sentence_fails_however_many_pass(evaluator: Evaluator) -> None:
-    from guardrail.checks.evaluator import Evaluation, CheckTimings
-    from guardrail.checks.faithfulness import FaithfulnessResult
+    from guardrail.checks.evaluator import CheckTimings, Evaluation
     from guardrail.guard import decide
     from guardrail.verdict import Timings
 
