@@ -236,7 +236,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise InputError("give either --upstream URL (an OpenAI-compatible base URL ending in /v1) or --demo")
     threads = int(os.environ["GUARDRAIL_THREADS"]) if os.environ.get("GUARDRAIL_THREADS") else None
     cfg = ServeConfig(
-        upstream=args.upstream, demo=args.demo, policy_file=args.policy, action=args.action, nli_model=args.nli_model
+        upstream=args.upstream, demo=args.demo, policy_file=args.policy, action=args.action, on_error=args.on_error,
+        nli_model=args.nli_model
         or os.environ.get("GUARDRAIL_NLI_MODEL") or None, backend=args.backend, route_name=args.route_name,
         model_label=args.model_label, timeout=args.timeout, threads=threads,
         upstream_api_key=os.environ.get("GUARDRAIL_UPSTREAM_API_KEY"), multiprocess=args.workers > 1,
@@ -296,6 +297,10 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--port", type=int, default=8000)
     srv.add_argument("--policy", help="policy file (JSON or TOML); default: --action with default thresholds")
     srv.add_argument("--action", choices=["pass", "flag", "block", "fallback"], default="block")
+    srv.add_argument("--on-error", choices=["fail_closed", "fail_open"],
+                     help="answers that cannot be read, judged or scored in time: fail_closed treats them as failing "
+                          "(the default in block/fallback mode), fail_open delivers them marked unchecked (default in "
+                          "flag mode)")
     srv.add_argument("--nli-model", help="NLI model directory or hub id (default: the shipped model)")
     srv.add_argument("--backend", choices=["onnx", "torch"], default="onnx")
     srv.add_argument("--route-name", default="gateway", help="the 'route' label of the metrics")

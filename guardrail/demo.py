@@ -120,4 +120,10 @@ async def _chat(request: Request) -> Response:
     return StreamingResponse(events(), media_type="text/event-stream")
 
 
-upstream_app = Starlette(routes=[Route("/v1/chat/completions", _chat, methods=["POST"])])
+async def _models(request: Request) -> Response:
+    return JSONResponse({"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": "guardrail-demo"}
+                                                    for m in ("demo", "demo-faithful", "demo-hallucinate")]})
+
+
+upstream_app = Starlette(routes=[Route("/v1/chat/completions", _chat, methods=["POST"]),
+                                 Route("/v1/models", _models, methods=["GET"])])

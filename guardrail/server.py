@@ -15,6 +15,7 @@ breaks after it started ends with an OpenAI-style ``error`` event.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import AsyncIterator, Callable
@@ -91,6 +92,16 @@ def validate_request(raw: bytes) -> dict[str, Any]:
     return payload
 
 
+class _RawASGI:
+    """An ASGI app as a Route endpoint (Starlette wraps plain functions as request handlers, not instances)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+
 class Gateway:
     """The guarded OpenAI-compatible gateway. ``upstream`` is the base URL including ``/v1`` (e.g.
     ``http://127.0.0.1:8001/v1``). ``retriever`` fills in contexts for requests that send none (the built-in demo
@@ -123,7 +134,7 @@ class Gateway:
         inner = Starlette(
             routes=[
                 Route("/healthz", self.healthz, methods=["GET"]),
-                Route("/metrics", metrics_app(telemetry.registry, multiprocess=multiprocess)),
+                Route("/metrics", _RawASGI(metrics_app(telemetry.registry, multiprocess=multiprocess))),
                 Mount("/metrics", metrics_app(telemetry.registry, multiprocess=multiprocess)),
                 Route("/v1/{path:path}", self.proxy, methods=["GET", "POST"]),
             ],
@@ -272,6 +283,7 @@ class ServeConfig:
     demo: bool = False
     policy_file: str | None = None
     action: str = "block"
+    on_error: str | None = None
     nli_model: str | None = None
     backend: str = "onnx"
     route_name: str = "gateway"
@@ -298,6 +310,8 @@ def build_app(cfg: ServeConfig) -> GuardrailMiddleware:
     if bool(cfg.upstream) == cfg.demo:
         raise ConfigurationError("give either an upstream URL (an OpenAI-compatible base URL ending in /v1) or demo")
     policy = Policy.from_file(cfg.policy_file) if cfg.policy_file else Policy(action=cfg.action)  # type: ignore[arg-type]
+    if cfg.on_error is not None:
+        policy = dataclasses.replace(policy, on_error=cfg.on_error)  # type: ignore[arg-type]
     nli = None
     if "faithfulness" in policy.checks:
         nli = NLIScorer(cfg.nli_model or default_nli_model(), backend=cfg.backend, threads=cfg.threads)

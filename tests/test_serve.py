@@ -1,0 +1,97 @@
+"""The gateway's lifecycle: `guardrail serve` as a process, build_app and app_from_env, and a shutdown that drains
+flag-mode checks and closes what it opened."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import llm_server
+import pytest
+from prometheus_client import CollectorRegistry
+
+from guardrail.checks.evaluator import Evaluator
+from guardrail.errors import ConfigurationError
+from guardrail.guard import Guard
+from guardrail.policy import Policy
+from guardrail.scorers.nli import NLIScorer
+from guardrail.server import CONFIG_ENV, Gateway, ServeConfig, app_from_env, build_app
+from guardrail.telemetry import Telemetry
+
+CTX = ["Items can be returned within 30 days of delivery."]
+MSGS = [{"role": "user", "content": "How do returns work?"}]
+
+
+def test_guardrail_serve_runs_and_stops_cleanly() -> None:
+    port = llm_server.free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "guardrail.cli", "serve", "--demo", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        r = httpx.post(url + "/v1/chat/completions", timeout=30,
+                       json={"model": "demo-hallucinate", "messages": MSGS})
+        assert r.status_code == 400 and r.json()["error"]["type"] == "guardrail_blocked"
+        for path in ("/metrics", "/metrics/"):  # both, no redirect
+            m = httpx.get(url + path)
+            assert m.status_code == 200 and "guardrail_verdicts_total" in m.text, path
+        models = httpx.get(url + "/v1/models")  # unguarded /v1 routes go to the upstream
+        assert models.status_code == 200 and models.json()["data"]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    # uvicorn shuts down gracefully, then re-raises the captured SIGTERM (exit status -15 since uvicorn 0.29)
+    assert proc.returncode in (0, -signal.SIGTERM) and "Traceback" not in err, err
+
+
+def test_build_app_and_app_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ConfigurationError, match="either an upstream URL"):
+        build_app(ServeConfig())
+    monkeypatch.delenv(CONFIG_ENV, raising=False)
+    with pytest.raises(ConfigurationError, match=CONFIG_ENV):
+        app_from_env()
+    monkeypatch.setenv(CONFIG_ENV, json.dumps({"demo": True, "action": "flag", "on_error": "fail_closed"}))
+    app = app_from_env()
+    assert app.guard.policy.action == "flag" and app.guard.policy.on_error == "fail_closed"
+    with llm_server.serve(app, lifespan="on") as url:
+        r = httpx.post(url + "/v1/chat/completions", json={"model": "demo-hallucinate", "messages": MSGS}, timeout=30)
+        assert r.status_code == 200 and r.headers["x-guardrail-action"] == "flag"
+
+
+def test_shutdown_drains_flag_checks_and_closes(tiny_nli: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    evaluator = Evaluator(nli=NLIScorer(tiny_nli))
+    check = evaluator.faithfulness_check
+    real = check.run  # type: ignore[union-attr]
+
+    def slow(*args, **kwargs):  # type: ignore[no-untyped-def]
+        time.sleep(1.0)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(check, "run", slow)
+    telemetry = Telemetry(CollectorRegistry(), route="gateway", model="fake")
+    guard = Guard(evaluator, Policy(action="flag", retrieval_relevance=None), observer=telemetry)
+    with llm_server.serve() as upstream:
+        gateway = Gateway(upstream + "/v1", guard, telemetry)
+        with llm_server.serve(gateway.app, lifespan="on") as url:
+            r = httpx.post(url + "/v1/chat/completions", timeout=30, json={
+                "model": "fake", "messages": MSGS, "contexts": CTX, "stream": True, "answer": "Returns take 30 days."})
+            assert r.status_code == 200 and r.text.endswith("data: [DONE]\n\n")
+            # the check runs after the last byte; the server now shuts down while it is still running
+        assert gateway.client is None  # the upstream client was closed
+    total = sum(s.value for f in telemetry.registry.collect() if f.name == "guardrail_verdicts" for s in f.samples
+                if s.name == "guardrail_verdicts_total")
+    assert total == 1  # the pending check finished during shutdown: none lost
+    with pytest.raises(RuntimeError):
+        guard._executor.submit(print)  # closed
