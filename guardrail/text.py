@@ -47,7 +47,6 @@ _BOUNDARY = re.compile(r"([.!?…]+|\.{3})([\"'”’»)\]]*)(\s+)")
 _GLUED = re.compile(r"(?<=[a-z]{3})\.(?=[A-Z][a-z])")
 _OPENER = re.compile(r"[\"'“‘«(\[]*[A-Z0-9À-ÖØ-Þ]")
 _TERMINAL = re.compile(r"[.!?…:;][\"'”’»)\]]*\s*$")
-_WORD_BEFORE = re.compile(r"(\S+)$")
 
 
 def split_sentences(text: str) -> list[Span]:
@@ -144,10 +143,13 @@ def _split_line(text: str, start: int, end: int) -> list[Span]:
 
 
 def _is_abbreviation(text: str, seg_start: int, dot: int) -> bool:
-    m = _WORD_BEFORE.search(text, seg_start, dot)
-    if not m:
+    # the word before the dot, found by walking back from it (a regex search from seg_start made long lines quadratic)
+    i = dot
+    while i > seg_start and not text[i - 1].isspace():
+        i -= 1
+    if i == dot:
         return False
-    word = m.group(1).lstrip("\"'“‘([")
+    word = text[i:dot].lstrip("\"'“‘([")
     low = word.lower()
     if low in ABBREVIATIONS or low.rstrip(".") in ABBREVIATIONS:
         return True

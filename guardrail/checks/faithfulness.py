@@ -283,7 +283,7 @@ class FaithfulnessCheck:
             ctx_cov = coverage(hyp_words, index.vocabulary)
             score = entailment
             if calibrator is not None:
-                score = calibrator(sentence_features(entailment, contradiction, cov, ctx_cov, bool(terms)))
+                score = calibrator(sentence_features(entailment, contradiction, cov, ctx_cov, bool(terms), len(words(it.text))))
             scores.append(score)
             nli_scores.append(entailment)
             evidence.append(

@@ -26,6 +26,7 @@ from guardrail.checks.calibration import (
 from guardrail.checks.faithfulness import FaithfulnessCheck, FaithfulnessConfig
 from guardrail.scorers.nli import NLIScorer
 from guardrail.stats import auroc, balanced_accuracy, best_threshold
+from guardrail.text import words
 
 
 def load_rows(
@@ -56,7 +57,8 @@ def calibrate(model_dir: Path, rows: Sequence[dict[str, Any]], *, mode: str = "c
     for row in rows:
         res = check.run(row.get("question", ""), row["contexts"], row["response"])
         feats = [
-            sentence_features(s.entailment or 0.0, s.contradiction, s.coverage or 0.0, s.context_coverage or 0.0, bool(s.unsupported_terms))
+            sentence_features(s.entailment or 0.0, s.contradiction, s.coverage or 0.0, s.context_coverage or 0.0,
+                              bool(s.unsupported_terms), len(words(s.text)))
             for s in res.sentences if s.checked
         ]
         supported = 0 if int(row["label"]) == 1 else 1
