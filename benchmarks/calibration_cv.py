@@ -27,11 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from guardrail.checks.calibration import FEATURES, Calibrator, fit_logistic, sentence_features
+from guardrail.checks.calibration import FEATURES, Calibrator, absent_share, fit_logistic, sentence_features, tokens
 from guardrail.checks.faithfulness import FaithfulnessCheck, FaithfulnessConfig
 from guardrail.scorers.nli import NLIScorer
 from guardrail.stats import auroc, balanced_accuracy, best_threshold, bootstrap_ci
-from guardrail.text import words
 
 BENCH = Path(__file__).resolve().parents[2] / "shared" / "data" / "bench"
 SETS = {"halueval_length_matched": ("halueval_qa_dev.jsonl.gz", "length_matched"), "begin_dev": ("begin_dev.jsonl.gz", None)}
@@ -63,9 +62,10 @@ def extract(model_dir: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]
     out = []
     for r in rows:
         res = check.run(r.get("question", ""), r["contexts"], r["response"])
+        ctx = set(tokens(" ".join(r["contexts"])))
         sents = [s for s in res.sentences if s.checked]
         feats = [sentence_features(s.entailment or 0.0, s.contradiction, s.coverage or 0.0, s.context_coverage or 0.0,
-                                   bool(s.unsupported_terms), len(words(s.text))) for s in sents]
+                                   bool(s.unsupported_terms), absent_share(s.text, ctx), len(s.text)) for s in sents]
         ents = [s.entailment or 0.0 for s in sents]
         out.append({"id": r["id"], "features": feats, "min_entailment": min(ents) if ents else 1.0})
     return out

@@ -344,6 +344,10 @@ class _Exchange:
                        "choices": [{"index": 0, "message": {"role": "assistant", "content": self.guard.policy.fallback_message},
                                     "finish_reason": "content_filter"}], "guardrail": _info(verdict)}
             start, body = _json_messages(200, payload, _verdict_headers(verdict))
+        elif verdict.error_reason == "overload":  # at capacity: refused at once, the client may retry
+            start, body = _json_messages(503, {"error": {
+                "message": "guardrail is at capacity and did not check the answer: " + (verdict.error or ""),
+                "type": "guardrail_overloaded", "code": "overloaded"}}, [*_verdict_headers(verdict), (b"retry-after", b"1")])
         else:
             start, body = _json_messages(self.mw.block_status, {"error": {
                 "message": "the answer was blocked by guardrail: " + "; ".join(verdict.reasons),

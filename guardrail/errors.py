@@ -33,3 +33,8 @@ class UncheckableError(InputError):
 class UnreadableError(UncheckableError):
     """An answer guardrail cannot read (unknown shape, content type or encoding, broken bytes): never delivered as
     checked; the policy's ``on_error`` decides."""
+
+
+class OverloadedError(GuardrailError):
+    """The guard is at its bound of pending checks (``Guard(max_pending=...)``): the answer is refused at once instead
+    of queueing without limit. Gateways answer 503 with ``Retry-After``; the policy's ``on_error`` applies otherwise."""

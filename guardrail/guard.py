@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from guardrail.checks.evaluator import Evaluation, Evaluator
-from guardrail.errors import InputError, UncheckableError, UnreadableError
+from guardrail.errors import InputError, OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
 from guardrail.verdict import Scores, Timings, Verdict, sentence_reason
 
@@ -85,6 +86,9 @@ class Guard:
 
     ``observer`` receives every verdict (e.g. ``Telemetry``); ``max_workers`` bounds concurrent
     scoring threads (a check that overruns its latency budget keeps its thread until it ends).
+    ``max_pending`` bounds the checks admitted and not yet finished (running or queued): past it a check is
+    refused at once with :class:`OverloadedError` (counted as ``reason="overload"``, handled by ``on_error``;
+    the gateway answers 503 with ``Retry-After``) instead of waiting behind an unbounded queue.
     """
 
     def __init__(
@@ -94,7 +98,10 @@ class Guard:
         *,
         observer: GuardObserver | None = None,
         max_workers: int = 4,
+        max_pending: int = 64,
     ) -> None:
+        if max_pending < 1:
+            raise InputError(f"max_pending must be >= 1, got {max_pending}")
         self.evaluator = evaluator
         self.policy = policy or Policy()
         missing = set(self.policy.checks) - set(evaluator.checks)
@@ -102,7 +109,29 @@ class Guard:
             raise InputError(f"the policy thresholds {sorted(missing)} need checks the evaluator does not run: "
                              f"build it with Evaluator(checks={list(self.policy.checks)})")
         self.observer = observer
+        self.max_pending = max_pending
+        self._pending = 0
+        self._pending_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="guardrail-check")
+
+    def _submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        """Admission control: run ``fn`` in the worker pool unless ``max_pending`` checks are already pending."""
+        with self._pending_lock:
+            if self._pending >= self.max_pending:
+                raise OverloadedError(f"{self._pending} checks are pending (max_pending={self.max_pending}); "
+                                      "retry shortly, or add capacity")
+            self._pending += 1
+        try:
+            future = self._executor.submit(fn, *args)
+        except BaseException:
+            self._release()
+            raise
+        future.add_done_callback(self._release)
+        return future
+
+    def _release(self, _: object = None) -> None:
+        with self._pending_lock:
+            self._pending -= 1
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
@@ -127,7 +156,7 @@ class Guard:
         with self._track():
             try:
                 self.evaluator.validate(question, contexts, response)  # refused before any model work
-                future = self._executor.submit(self._evaluate, question, contexts, response)
+                future = self._submit(self._evaluate, question, contexts, response)
                 evaluation = future.result(timeout=self.policy.latency_budget_s)
             except Exception as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
                 return self._error_verdict(exc, response, start, time_to_first_token, generation)
@@ -149,7 +178,7 @@ class Guard:
         with self._track():
             try:
                 self.evaluator.validate(question, contexts, response)  # refused before any model work
-                task = loop.run_in_executor(self._executor, self._evaluate, question, contexts, response)
+                task = asyncio.wrap_future(self._submit(self._evaluate, question, contexts, response), loop=loop)
                 evaluation = await asyncio.wait_for(task, self.policy.latency_budget_s)
             except Exception as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
                 return self._error_verdict(exc, response, start, time_to_first_token, generation)
@@ -166,7 +195,7 @@ class Guard:
     def score(self, fn: Callable[..., T], *args: Any) -> T:
         """Run one scoring call in the guard's worker threads within the latency budget (raises on overrun).
         The entry point for checkers that score piece by piece (streams); they decide with :func:`decide`."""
-        return self._executor.submit(fn, *args).result(timeout=self.policy.latency_budget_s)
+        return self._submit(fn, *args).result(timeout=self.policy.latency_budget_s)
 
     def report(self, verdict: Verdict) -> Verdict:
         """Hand a verdict made outside :meth:`check` (e.g. by a stream checker) to the observer."""
@@ -182,13 +211,15 @@ class Guard:
         action: Action = self.policy.action if self.policy.on_error == "fail_closed" else "pass"
         return Verdict(action, "error", Scores(),
                        (f"scoring failed ({reason}): {message}; applied {self.policy.on_error}",), (), timings,
-                       error=message, response=response)
+                       error=message, response=response, error_reason=reason)
 
     # ----------------------------------------------------------------- internals
     def classify(self, exc: BaseException) -> tuple[str, str]:
         """(reason, message) of a scoring failure; reasons are the bounded metric label values."""
         if isinstance(exc, (FutureTimeout, asyncio.TimeoutError, TimeoutError)):
             return "timeout", f"check exceeded the latency budget of {self.policy.latency_budget_s}s"
+        if isinstance(exc, OverloadedError):
+            return "overload", str(exc)
         if isinstance(exc, UnreadableError):
             return "unreadable", str(exc)
         if isinstance(exc, UncheckableError):

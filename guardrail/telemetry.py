@@ -39,7 +39,7 @@ GENERATION_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.
 #: the guard's own latency
 CHECK_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 1.0, 2.5)
 #: bounded error reasons
-ERROR_REASONS = ("exception", "timeout", "input", "uncheckable", "unreadable")
+ERROR_REASONS = ("exception", "timeout", "input", "uncheckable", "unreadable", "overload")
 UPSTREAM_REASONS = ("connect", "timeout", "status", "stream")
 
 

@@ -48,6 +48,9 @@ class Verdict:
     #: the text that was checked (for streams: what had been generated when the verdict was made)
     response: str = ""
     evaluation: Evaluation | None = field(default=None, repr=False, compare=False)
+    #: why the answer was not checked (``outcome == "error"``): timeout, overload, unreadable, uncheckable, input,
+    #: exception (the ``reason`` label of guardrail_check_errors_total)
+    error_reason: str | None = None
 
     @property
     def passed(self) -> bool:

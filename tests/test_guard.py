@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -437,3 +438,30 @@ def test_stream_over_the_limit_is_unchecked(evaluator: Evaluator) -> None:
     end = s.finish()
     assert s.stopped and "x" not in out and (end.verdict.action, end.verdict.outcome) == ("block", "error")
     assert sample(t, "guardrail_check_errors_total", reason="uncheckable") == 1
+
+
+def test_admission_control_refuses_at_once_past_max_pending(evaluator: Evaluator, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    gate = threading.Event()
+    check = evaluator.faithfulness_check
+    real = check.run  # type: ignore[union-attr]
+
+    def held(*args, **kwargs):  # type: ignore[no-untyped-def]
+        gate.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(check, "run", held)
+    telemetry = Telemetry(CollectorRegistry(), route="chat", model="test-llm")
+    g = Guard(evaluator, Policy(action="block", retrieval_relevance=None), observer=telemetry, max_workers=2, max_pending=2)
+    with ThreadPoolExecutor(2) as pool:
+        running = [pool.submit(g.check, Q, CTX, "Items can be returned within 30 days.") for _ in range(2)]
+        time.sleep(0.2)
+        t0 = time.perf_counter()
+        v = g.check(Q, CTX, "Items can be returned within 30 days.")
+        assert time.perf_counter() - t0 < 0.5  # refused at once, not queued
+        assert (v.action, v.outcome, v.error_reason) == ("block", "error", "overload")
+        gate.set()
+        assert all(f.result().outcome != "error" for f in running)
+    assert sample(telemetry, "guardrail_check_errors_total", reason="overload") == 1
+    assert g.check(Q, CTX, "Items can be returned within 30 days.").outcome != "error"  # capacity is back

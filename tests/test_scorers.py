@@ -139,3 +139,32 @@ def test_embedder_windows_long_text_instead_of_truncating() -> None:
     without = emb.embed([filler + "The meeting ended at noon."])[0]
     assert emb.tokenizer.count(filler) > emb.max_length
     assert q @ with_needle_at_end > q @ without
+
+
+def test_micro_batcher_merges_concurrent_calls_without_changing_scores(tiny_nli: Path) -> None:
+    import threading
+
+    premises = [f"Premise number {i} says that item {i} ships in {i} days." * (1 + i % 3) for i in range(24)]
+    hypotheses = [f"Item {i} ships {'fast' if i % 2 else 'slowly'}." for i in range(24)]
+    direct = NLIScorer(tiny_nli)
+    merged = NLIScorer(tiny_nli, micro_batch=True)
+    expected = [direct.predict([p], [h]) for p, h in zip(premises, hypotheses)]
+    got: dict[int, object] = {}
+    barrier = threading.Barrier(24)
+
+    def one(i: int) -> None:
+        barrier.wait()
+        got[i] = merged.predict([premises[i]], [hypotheses[i]])
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i, e in enumerate(expected):
+        np.testing.assert_allclose(got[i].entailment, e.entailment, atol=1e-5)  # type: ignore[attr-defined]
+        np.testing.assert_allclose(got[i].contradiction, e.contradiction, atol=1e-5)  # type: ignore[attr-defined]
+    batcher = merged._load()[2]
+    assert batcher.jobs == 24 and batcher.forward_passes < 24  # calls shared forward passes
+    emb, emb_b = EmbeddingScorer(), EmbeddingScorer(micro_batch=True)
+    np.testing.assert_allclose(emb.embed(premises[:3]), emb_b.embed(premises[:3]), atol=1e-5)

@@ -4,7 +4,6 @@ flag-mode checks and closes what it opened."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys

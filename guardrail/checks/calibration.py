@@ -8,12 +8,17 @@ Features of a sentence (all visible in its evidence):
 - ``coverage``: share of the sentence's content words found in its best premise;
 - ``context_coverage``: share found anywhere in the contexts;
 - ``unsupported``: 1 when a number, date or name of the sentence is nowhere in the contexts;
-- ``log_words``: log(1 + words of the sentence) (long sentences carry more claims; fitted, never assumed).
+- ``absent``: share of the sentence's words (all of them, lower-cased) found nowhere in the contexts;
+- ``log_chars``: log(1 + characters of the sentence).
+
+The last two are the lexical signals of the trivial baselines (lexical overlap, answer length): with them in the
+fit, the calibrated score beats the two-feature overlap + length logistic only where the NLI model adds to them.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +26,7 @@ from typing import Any
 from guardrail.errors import ModelLoadError
 
 FEATURES: tuple[str, ...] = (
-    "logit_entailment", "logit_contradiction", "coverage", "context_coverage", "unsupported", "log_words",
+    "logit_entailment", "logit_contradiction", "coverage", "context_coverage", "unsupported", "absent", "log_chars",
 )
 
 
@@ -34,7 +39,8 @@ def _logit(p: float | None) -> float:
 
 def sentence_features(
     entailment: float, contradiction: float | None, coverage: float, context_coverage: float, unsupported: bool,
-    words: int = 0,
+    absent: float = 0.0,
+    chars: int = 0,
 ) -> dict[str, float]:
     return {
         "logit_entailment": _logit(entailment),
@@ -42,7 +48,8 @@ def sentence_features(
         "coverage": coverage,
         "context_coverage": context_coverage,
         "unsupported": 1.0 if unsupported else 0.0,
-        "log_words": math.log1p(words),
+        "absent": absent,
+        "log_chars": math.log1p(chars),
     }
 
 
@@ -94,3 +101,16 @@ def fit_logistic(x: Sequence[Sequence[float]], y: Sequence[int], *, l2: float = 
         if np.abs(step).max() < 1e-8:
             break
     return [float(v) for v in w[:-1]], float(w[-1])
+
+
+_TOKEN = re.compile(r"\w+")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased word tokens as the lexical-overlap baseline counts them."""
+    return _TOKEN.findall(text.lower())
+
+
+def absent_share(sentence: str, context_tokens: set[str] | frozenset[str]) -> float:
+    toks = tokens(sentence)
+    return sum(t not in context_tokens for t in toks) / len(toks) if toks else 0.0

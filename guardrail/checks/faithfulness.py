@@ -20,7 +20,7 @@ from typing import Literal
 
 import numpy as np
 
-from guardrail.checks.calibration import Calibrator, sentence_features
+from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
 from guardrail.checks.grounding import context_terms, coverage, unsupported_terms
 from guardrail.checks.premises import (
     PREMISE_MODES,
@@ -234,6 +234,7 @@ class FaithfulnessCheck:
         vocab = context_terms(contexts)
         calibrator = self.calibrator
         threshold = self.threshold
+        ctx_tokens: set[str] | None = None
 
         pair_ids: dict[tuple[str, str], int] = {}
         per_item: list[list[tuple[int, Premise]]] = []
@@ -283,7 +284,10 @@ class FaithfulnessCheck:
             ctx_cov = coverage(hyp_words, index.vocabulary)
             score = entailment
             if calibrator is not None:
-                score = calibrator(sentence_features(entailment, contradiction, cov, ctx_cov, bool(terms), len(words(it.text))))
+                if ctx_tokens is None:
+                    ctx_tokens = set(tokens(" ".join(contexts))) if "absent" in calibrator.features else set()
+                score = calibrator(sentence_features(entailment, contradiction, cov, ctx_cov, bool(terms),
+                                                     absent_share(it.text, ctx_tokens), len(it.text)))
             scores.append(score)
             nli_scores.append(entailment)
             evidence.append(

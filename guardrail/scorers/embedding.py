@@ -40,6 +40,7 @@ class EmbeddingScorer:
         max_length: int | None = None,
         threads: int | None = None,
         onnx_file: str | None = None,
+        micro_batch: bool = False,
     ) -> None:
         if backend not in BACKENDS:
             raise ConfigurationError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -49,6 +50,8 @@ class EmbeddingScorer:
         self._max_length = max_length
         self._threads = threads
         self._onnx_file = onnx_file
+        #: merge concurrent calls into shared forward passes (one runner thread; see guardrail.scorers.batching)
+        self.micro_batch = micro_batch
         self._lock = threading.Lock()
         self._loaded: tuple[Tokenizer, Backend, int] | None = None
 
@@ -69,6 +72,10 @@ class EmbeddingScorer:
                 backend = make_backend(
                     self.backend_name, model_dir, "feature-extraction", onnx_file=self._onnx_file, threads=self._threads
                 )
+                if self.micro_batch:
+                    from guardrail.scorers.batching import MicroBatcher
+
+                    backend = MicroBatcher(backend, max_batch=max(self.batch_size, 64))
                 self._loaded = (tokenizer, backend, max_length)
             return self._loaded
 

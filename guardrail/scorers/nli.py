@@ -95,6 +95,7 @@ class NLIScorer:
         max_length: int | None = None,
         threads: int | None = None,
         onnx_file: str | None = None,
+        micro_batch: bool = False,
         id2label: Mapping[Any, str] | None = None,
     ) -> None:
         if backend not in BACKENDS:
@@ -107,6 +108,8 @@ class NLIScorer:
         self._max_length = max_length
         self._threads = threads
         self._onnx_file = onnx_file
+        #: merge concurrent calls into shared forward passes (one runner thread; see guardrail.scorers.batching)
+        self.micro_batch = micro_batch
         self._id2label = id2label
         self._lock = threading.Lock()
         self._loaded: tuple[Path, Tokenizer, Backend, LabelMap, int, dict[str, Any]] | None = None
@@ -133,6 +136,10 @@ class NLIScorer:
                 backend = make_backend(
                     self.backend_name, model_dir, "sequence-classification", onnx_file=self._onnx_file, threads=self._threads
                 )
+                if self.micro_batch:
+                    from guardrail.scorers.batching import MicroBatcher
+
+                    backend = MicroBatcher(backend, max_batch=max(self.batch_size, 64))
                 self._loaded = (model_dir, tokenizer, backend, labels, max_length, extra)
             return self._loaded
 

@@ -20,13 +20,14 @@ import numpy as np
 from guardrail.checks.calibration import (
     FEATURES,
     Calibrator,
+    absent_share,
     fit_logistic,
     sentence_features,
+    tokens,
 )
 from guardrail.checks.faithfulness import FaithfulnessCheck, FaithfulnessConfig
 from guardrail.scorers.nli import NLIScorer
 from guardrail.stats import auroc, balanced_accuracy, best_threshold
-from guardrail.text import words
 
 
 def load_rows(
@@ -56,9 +57,10 @@ def calibrate(model_dir: Path, rows: Sequence[dict[str, Any]], *, mode: str = "c
     per_row: list[tuple[list[dict[str, float]], int]] = []
     for row in rows:
         res = check.run(row.get("question", ""), row["contexts"], row["response"])
+        ctx = set(tokens(" ".join(row["contexts"])))
         feats = [
             sentence_features(s.entailment or 0.0, s.contradiction, s.coverage or 0.0, s.context_coverage or 0.0,
-                              bool(s.unsupported_terms), len(words(s.text)))
+                              bool(s.unsupported_terms), absent_share(s.text, ctx), len(s.text))
             for s in res.sentences if s.checked
         ]
         supported = 0 if int(row["label"]) == 1 else 1

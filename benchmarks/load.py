@@ -1,0 +1,124 @@
+"""Gateway throughput and latency under concurrency, block mode, non-streaming (issue 10's reference request).
+
+A fake upstream (uvicorn) answers every request at once with the same 4-sentence answer; the gateway (uvicorn, the
+shipped models, default block policy) checks it against 5 contexts of ~120 words. A pool of clients keeps C requests
+in flight for a fixed number of requests; printed: requests/s, p50 and p99 latency, the share of 503 overload
+answers, and the ratio of throughput at C to throughput at concurrency 1.
+
+    python benchmarks/load.py [--requests 48] [--concurrency 1 4 16] [--no-micro-batch] [--max-pending N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import os
+import statistics
+import time
+from typing import Any
+
+import httpx
+from prometheus_client import CollectorRegistry
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from stream_cost import served
+
+from guardrail.checks.evaluator import Evaluator
+from guardrail.guard import Guard
+from guardrail.policy import Policy
+from guardrail.scorers.embedding import EmbeddingScorer
+from guardrail.scorers.nli import NLIScorer, default_nli_model
+from guardrail.server import create_gateway
+from guardrail.telemetry import Telemetry
+
+CONTEXTS = [
+    "Acme Outfitters accepts returns within 30 days of delivery. Items must be unused and in their original packaging, "
+    "with all tags attached and the receipt or order number at hand. Refunds are issued to the original payment method "
+    "within 5 business days after the returned item reaches our warehouse and passes inspection. Customers who paid "
+    "with a gift card receive store credit instead. Shipping costs of the original order are not refunded, except when "
+    "the item arrived damaged or was not the item ordered. Return labels can be printed from the order page.",
+    "Opened electronics can be returned within 14 days and are subject to a 15% restocking fee. Gift cards and "
+    "final-sale items cannot be returned. Items bought during the winter clearance are final sale unless they are "
+    "defective. A defective item can be exchanged for the same model within 60 days, or repaired under warranty "
+    "after that. Software, downloadable content and opened personal care products are not eligible for returns.",
+    "Standard shipping is free on orders over $50 and takes 3 to 5 business days. Express shipping costs $15 and "
+    "arrives in 1 to 2 business days. Orders placed before noon ship the same day. We ship to all 50 states and to "
+    "Canada; international orders outside Canada are not accepted at this time. Large items such as kayaks ship by "
+    "freight and need a delivery appointment.",
+    "Acme Outfitters stores are open from 9 am to 8 pm Monday to Saturday, and from 10 am to 6 pm on Sunday. "
+    "Holiday hours are posted on each store page two weeks in advance. Returns bought online can be brought to any "
+    "store, where the refund is issued at the counter. Store pickup orders are held for seven days before they are "
+    "cancelled and refunded automatically.",
+    "All tents and backpacks carry a two-year warranty against manufacturing defects. The warranty does not cover "
+    "normal wear, misuse or accidents. To make a claim, customers send a photo of the defect and the order number to "
+    "the support team, which answers within two business days. Approved claims are repaired or replaced at no cost.",
+]
+ANSWER = ("You can return items within 30 days of delivery if they are unused and in their original packaging. "
+          "Refunds go to the original payment method within 5 business days. Opened electronics carry a 15% "
+          "restocking fee. Gift cards cannot be returned.")
+
+
+async def chat(request: Request) -> JSONResponse:
+    return JSONResponse({"id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": ANSWER}, "finish_reason": "stop"}]})
+
+
+def run(url: str, n: int, c: int) -> tuple[float, list[float], int, int]:
+    body = {"model": "m", "messages": [{"role": "user", "content": "How do returns and refunds work?"}], "contexts": CONTEXTS}
+    lat: list[float] = []
+    codes: list[int] = []
+
+    def one(_: Any) -> None:
+        t0 = time.perf_counter()
+        r = client.post(url + "/v1/chat/completions", json=body)
+        lat.append(time.perf_counter() - t0)
+        codes.append(r.status_code)
+
+    with httpx.Client(timeout=300, limits=httpx.Limits(max_connections=c + 4)) as client:
+        t0 = time.perf_counter()
+        with concurrent.futures.ThreadPoolExecutor(c) as pool:
+            list(pool.map(one, range(n)))
+        wall = time.perf_counter() - t0
+    return n / wall, lat, codes.count(503), codes.count(200)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--requests", type=int, default=48)
+    ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16])
+    ap.add_argument("--no-micro-batch", action="store_true")
+    ap.add_argument("--max-pending", type=int, default=None)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    args = ap.parse_args()
+    mb = not args.no_micro_batch
+    threads = args.threads if mb else None
+    nli = NLIScorer(default_nli_model(), threads=threads, micro_batch=mb)
+    embedder = EmbeddingScorer(threads=threads, micro_batch=mb)
+    telemetry = Telemetry(CollectorRegistry(), route="gateway", model="m")
+    policy = Policy(action="block")
+    guard = Guard(Evaluator(nli=nli, embedder=embedder, checks=policy.checks), policy, observer=telemetry,
+                  **({"max_pending": args.max_pending} if args.max_pending else {}))
+    upstream = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
+    print(f"micro-batching {'on' if mb else 'off'}, onnxruntime threads {threads or 'default'}, "
+          f"{args.requests} requests per level")
+    with served(upstream) as up, served(create_gateway(up + "/v1", guard, telemetry), lifespan="on") as url:
+        run(url, 4, 1)  # warm up
+        base = None
+        print(f"{'concurrency':>11} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'200':>5} {'503':>5} {'x c1':>6}")
+        for c in args.concurrency:
+            rps, lat, overloaded, ok = run(url, args.requests, c)
+            base = base or rps
+            lat.sort()
+            p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+            print(f"{c:>11} {rps:7.2f} {statistics.median(lat) * 1000:8.0f} {p99 * 1000:8.0f} {ok:>5} {overloaded:>5} "
+                  f"{rps / base:6.2f}")
+    for scorer in (nli, embedder):
+        backend = scorer._load()[1] if scorer is embedder else scorer._load()[2]
+        if hasattr(backend, "forward_passes"):
+            print(f"{type(scorer).__name__}: {backend.jobs} calls served by {backend.forward_passes} forward passes")
+
+
+if __name__ == "__main__":
+    main()
