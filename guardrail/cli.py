@@ -202,7 +202,7 @@ def _train(run: Any, args: argparse.Namespace) -> int:
     if args.resume:
         if args.config or args.out or args.corpus:
             raise InputError("--resume RUN_DIR continues a run with its own saved config; drop --config/--out/--corpus")
-        result = run(None, Path(args.resume), resume=True, max_steps=args.max_steps)
+        result = run(None, Path(args.resume), resume=True, max_steps=args.max_steps, epochs=args.epochs)
     else:
         if not (args.config and args.out):
             raise InputError("a new run needs --config and --out (or continue one with --resume RUN_DIR)")
@@ -317,6 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--resume", metavar="RUN_DIR",
                        help="continue a stopped run exactly where its last checkpoint left it (model, optimizer, "
                             "scheduler, RNG, data position)")
+    train.add_argument("--epochs", type=float,
+                       help="with --resume: a new length for the run (the learning-rate decay is stretched or shortened "
+                            "from the current step)")
     train.add_argument("--max-steps", type=int,
                        help="stop after this many steps in total (the schedule still spans the whole run); "
                             "continue later with --resume")

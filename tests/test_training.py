@@ -173,3 +173,17 @@ def test_hard_negatives_flip_meaning_with_the_premise_words() -> None:
             assert p.hypothesis in premise
         else:
             assert p.hypothesis not in premise
+
+
+def test_resume_can_reschedule_the_run(corpus: Path, tmp_path: Path) -> None:
+    import torch
+
+    base = build_tiny_nli(tmp_path / "base", dict(enumerate(LABELS)), export=False)
+    config = _tiny_run_config(tmp_path, base, corpus)
+    run_dir = tmp_path / "run"
+    assert main(["train", "--config", str(config), "--out", str(run_dir), "--max-steps", "3"]) == 0
+    before = torch.load(run_dir / "checkpoint" / "state.pt", weights_only=False)["total_steps"]
+    assert main(["train", "--resume", str(run_dir), "--epochs", "1"]) == 0
+    state = torch.load(run_dir / "checkpoint" / "state.pt", weights_only=False)
+    assert state["total_steps"] < before and state["progress"]["step"] == state["total_steps"]
+    assert json.loads((run_dir / "config.json").read_text())["epochs"] == 1

@@ -194,7 +194,7 @@ class Trainer:
         )
         return optim, sched
 
-    def fit(self, mix: Mix, *, resume: bool = False, max_steps: int | None = None) -> dict[str, Any]:
+    def fit(self, mix: Mix, *, resume: bool = False, max_steps: int | None = None, reschedule: bool = False) -> dict[str, Any]:
         """Train; with ``resume`` continue exactly from ``out_dir/checkpoint`` (model, optimizer, scheduler, RNG,
         position in the epoch). ``max_steps`` stops early (as a killed run would) without changing the schedule."""
         from tqdm import tqdm
@@ -211,12 +211,15 @@ class Trainer:
         epoch_rng_state = rng.getstate()
         if resume:
             ckpt = load_checkpoint(self.out_dir / "checkpoint", self.model, optim, sched)
-            if ckpt["total_steps"] != total_steps or ckpt["train_pairs"] != len(mix.train):
+            if ckpt["train_pairs"] != len(mix.train) or (ckpt["total_steps"] != total_steps and not reschedule):
                 raise ValueError(
                     f"cannot resume {self.out_dir}: the checkpoint was made for {ckpt['train_pairs']} training pairs and "
                     f"{ckpt['total_steps']} steps, this config gives {len(mix.train)} and {total_steps}; "
-                    "resume with the run's own config (RUN_DIR/config.json)"
+                    "resume with the run's own config (RUN_DIR/config.json), or pass --epochs to reschedule"
                 )
+            if ckpt["total_steps"] != total_steps:
+                # a new length for the run: the linear decay continues from here towards the new last step
+                print(f"rescheduled: {ckpt['total_steps']} -> {total_steps} steps", file=sys.stderr)
             progress, history = ckpt["progress"], ckpt["history"]
             epoch_rng_state = ckpt["epoch_rng_state"]
             rng.setstate(epoch_rng_state)
@@ -341,7 +344,8 @@ def build_training_mix(cfg: TrainConfig) -> Mix:
 
 
 def run(
-    config_path: Path | None, out_dir: Path, corpus: str | None = None, *, resume: bool = False, max_steps: int | None = None
+    config_path: Path | None, out_dir: Path, corpus: str | None = None, *, resume: bool = False,
+    max_steps: int | None = None, epochs: float | None = None,
 ) -> dict[str, Any]:
     """Train from ``config_path``, or with ``resume`` continue the run in ``out_dir`` with its saved config."""
     saved = out_dir / "config.json"
@@ -349,6 +353,8 @@ def run(
         if not saved.exists():
             raise FileNotFoundError(f"{out_dir} is not a run directory (no config.json); start it with --config")
         cfg = TrainConfig.load(saved)
+        if epochs is not None:
+            cfg.epochs = epochs
     else:
         if config_path is None:
             raise ValueError("a new run needs --config")
@@ -366,7 +372,7 @@ def run(
     print(f"train pairs: {len(mix.train)}  held-out pairs: {len(mix.held_out)}", file=sys.stderr)
     trainer = Trainer(cfg, out_dir)
     print(f"bf16 autocast: {trainer.bf16}  frozen word embeddings: {cfg.freeze_word_embeddings}", file=sys.stderr)
-    return trainer.fit(mix, resume=resume, max_steps=max_steps)
+    return trainer.fit(mix, resume=resume, max_steps=max_steps, reschedule=epochs is not None)
 
 
 if __name__ == "__main__":  # python -m guardrail.training.train CONFIG OUT
