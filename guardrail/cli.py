@@ -101,7 +101,7 @@ def _fmt(x: float | None) -> str:
     return "   -  " if x is None else f"{x:6.3f}"
 
 
-def _print_table(results: Sequence[tuple[Record, Any]], out: TextIO) -> None:
+def _print_table(results: Sequence[tuple[Record, Any]], out: TextIO, *, details: bool = False) -> None:
     ids = [str(r.id) for r, _ in results]
     w = max([2, *map(len, ids)])
     out.write(f"{'id':<{w}}  faithful  retrieval  response  unsupported\n")
@@ -113,14 +113,16 @@ def _print_table(results: Sequence[tuple[Record, Any]], out: TextIO) -> None:
             f"{rid:<{w}}  {_fmt(ev.faithfulness_score):>8}  {_fmt(ev.retrieval.top if ev.retrieval else None):>9}"
             f"  {_fmt(ev.response_relevance):>8}  {unsupported}/{checked}\n"
         )
-        for s in faith.unsupported if faith else ():
+        shown = [x for x in faith.sentences if x.checked] if faith and details else (faith.unsupported if faith else ())
+        for s in shown:
             where = ""
             if s.sentence is not None:
                 snippet = s.sentence.text if len(s.sentence.text) < 90 else s.sentence.text[:87] + "..."
                 where = f"; best: chunk {s.sentence.chunk} \"{snippet}\""
             contra = "" if s.contradiction is None else f", contradiction {s.contradiction:.2f}"
             terms = f"; not in context: {', '.join(s.unsupported_terms)}" if s.unsupported_terms else ""
-            out.write(f"{'':<{w}}    sentence {s.index + 1} \"{s.text}\": entailment {s.entailment:.2f}{contra}{where}{terms}\n")
+            mark = "" if not details else ("  ok " if s.supported else "  NO ")
+            out.write(f"{'':<{w}}  {mark}  sentence {s.index + 1} \"{s.text}\": entailment {s.entailment:.2f}{contra}{where}{terms}\n")
 
 
 def _evaluator(args: argparse.Namespace) -> Any:
@@ -140,34 +142,141 @@ def _evaluator(args: argparse.Namespace) -> Any:
     return Evaluator(nli=nli, embedder=embedder, checks=checks, faithfulness=config)
 
 
+GATE_METRICS = ("faithfulness", "retrieval_relevance", "response_relevance")
+
+
+def _metric(ev: Any, name: str) -> float | None:
+    if name == "faithfulness":
+        return ev.faithfulness_score  # type: ignore[no-any-return]
+    if name == "retrieval_relevance":
+        return ev.retrieval.top if ev.retrieval else None
+    return ev.response_relevance  # type: ignore[no-any-return]
+
+
+def _gates(args: argparse.Namespace) -> dict[str, float]:
+    """``--fail-under METRIC=VALUE`` (repeatable) and the thresholds of ``--policy FILE``."""
+    gates: dict[str, float] = {}
+    if args.policy:
+        from guardrail.policy import Policy
+
+        policy = Policy.from_file(args.policy)
+        gates.update({m: float(getattr(policy, m)) for m in GATE_METRICS if getattr(policy, m) is not None})
+    for spec in args.fail_under or ():
+        name, sep, value = spec.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or name not in GATE_METRICS:
+            raise InputError(f"--fail-under {spec!r}: expected METRIC=VALUE with METRIC one of {', '.join(GATE_METRICS)}")
+        try:
+            gates[name] = float(value)
+        except ValueError:
+            raise InputError(f"--fail-under {spec!r}: {value!r} is not a number") from None
+        if not 0.0 <= gates[name] <= 1.0:
+            raise InputError(f"--fail-under {spec!r}: the value must be within 0..1")
+    return gates
+
+
+def _row_failures(ev: Any, gates: dict[str, float]) -> list[str]:
+    out = []
+    for name, limit in gates.items():
+        value = _metric(ev, name)
+        if value is not None and value < limit:
+            out.append(f"{name} {value:.3f} < {limit:.3f}")
+            if name == "faithfulness" and ev.faithfulness is not None:
+                out.extend(f'  unsupported sentence {u.index + 1}: "{u.text}"' for u in ev.faithfulness.unsupported)
+    return out
+
+
+def _row_json(rec: Record, ev: Any, details: bool) -> dict[str, Any]:
+    row = {"id": rec.id, **ev.to_dict()}
+    if not details:
+        row.pop("details")
+        row["unsupported_sentences"] = [
+            {"index": s.index, "text": s.text, "entailment": s.entailment, "contradiction": s.contradiction}
+            for s in (ev.faithfulness.unsupported if ev.faithfulness else ())
+        ]
+    return row
+
+
+def _junit(results: Sequence[tuple[Record, Any, list[str]]], out: TextIO, seconds: float) -> None:
+    from xml.sax.saxutils import escape, quoteattr
+
+    failures = sum(1 for *_, f in results if f)
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+    out.write(f'<testsuites><testsuite name="guardrail check" tests="{len(results)}" failures="{failures}" '
+              f'time="{seconds:.3f}">\n')
+    for rec, ev, fails in results:
+        scores = ", ".join(f"{m}={_metric(ev, m):.3f}" for m in GATE_METRICS if _metric(ev, m) is not None)
+        out.write(f'  <testcase classname="guardrail" name={quoteattr(str(rec.id))}>')
+        if fails:
+            out.write(f"<failure message={quoteattr(fails[0])}>{escape(chr(10).join(fails))}</failure>")
+        out.write(f"<system-out>{escape(scores)}</system-out></testcase>\n")
+    out.write("</testsuite></testsuites>\n")
+
+
+def _markdown(results: Sequence[tuple[Record, Any, list[str]]], out: TextIO, summary: list[str]) -> None:
+    out.write("| | id | faithfulness | retrieval | response | why |\n|---|---|---|---|---|---|\n")
+    for rec, ev, fails in results:
+        cells = [_fmt(_metric(ev, m)).strip() for m in GATE_METRICS]
+        why = "<br>".join(f.strip().replace("|", "\\|") for f in fails)
+        out.write(f"| {'❌' if fails else '✅'} | {rec.id} | {' | '.join(cells)} | {why} |\n")
+    out.write("\n" + "\n".join(f"- {line}" for line in summary) + "\n")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
+    import time
+
+    fmt = "jsonl" if args.json else args.format
+    gates = _gates(args)
     if args.file == "-":
         records = read_records(sys.stdin.buffer, "<stdin>", max_context_chars=args.max_context_chars)
     else:
         path = Path(args.file)
+        if path.is_dir():
+            raise InputError(f"{path} is a directory; give a JSON or JSON Lines file (or - for stdin)")
         if not path.is_file():
             raise InputError(f"{path}: no such file")
         with path.open("rb") as fh:
             records = read_records(fh, str(path), max_context_chars=args.max_context_chars)
     evaluator = _evaluator(args)
-    results = []
+    results: list[tuple[Record, Any, list[str]]] = []
+    started = time.perf_counter()
     for rec in records:
         ev = evaluator.evaluate(rec.question, rec.contexts, rec.response, rec.ground_truth)
-        if args.json:
-            row = {"id": rec.id, **ev.to_dict()}
-            if not args.details:
-                row.pop("details")
-                row["unsupported_sentences"] = [
-                    {"index": s.index, "text": s.text, "entailment": s.entailment, "contradiction": s.contradiction}
-                    for s in (ev.faithfulness.unsupported if ev.faithfulness else ())
-                ]
+        fails = _row_failures(ev, gates)
+        results.append((rec, ev, fails))
+        if fmt == "jsonl":
+            row = _row_json(rec, ev, args.details)
+            if gates:
+                row["failed"] = fails
             sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
             sys.stdout.flush()
-        else:
-            results.append((rec, ev))
-    if not args.json:
-        _print_table(results, sys.stdout)
-    return 0
+    # the gate: any row below a threshold, or the mean below it, fails the run
+    summary = []
+    failed = sum(1 for *_, f in results if f)
+    mean_fails = []
+    for name, limit in gates.items():
+        values = [v for _, ev, _ in results if (v := _metric(ev, name)) is not None]
+        mean = sum(values) / len(values) if values else None
+        if mean is not None and mean < limit:
+            mean_fails.append(f"mean {name} {mean:.3f} < {limit:.3f}")
+        summary.append(f"{name}: mean {_fmt(mean).strip()} over {len(values)} rows, "
+                       f"{sum(v < limit for v in values)} below {limit:.3f}")
+    ok = not failed and not mean_fails
+    if gates:
+        summary.insert(0, f"{'PASSED' if ok else 'FAILED'}: {failed} of {len(results)} rows below a threshold"
+                          + (f"; {'; '.join(mean_fails)}" if mean_fails else ""))
+    if fmt == "table":
+        _print_table([(r, ev) for r, ev, _ in results], sys.stdout, details=args.details)
+    elif fmt == "json":
+        rows = [{**_row_json(r, ev, args.details), **({"failed": f} if gates else {})} for r, ev, f in results]
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+    elif fmt == "junit":
+        _junit(results, sys.stdout, time.perf_counter() - started)
+    elif fmt == "markdown":
+        _markdown(results, sys.stdout, summary)
+    if gates and fmt != "markdown":
+        print("\n".join(summary), file=sys.stderr if fmt in ("json", "jsonl", "junit") else sys.stdout)
+    return 0 if ok else 1
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -263,14 +372,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="score {id, question, contexts, response} records (JSON or JSONL)")
     check.add_argument("file", help="JSON/JSONL file, or - for stdin")
-    check.add_argument("--json", action="store_true", help="one JSON object per input instead of a table")
-    check.add_argument("--details", action="store_true", help="with --json: full per-sentence evidence")
+    check.add_argument("--json", action="store_true", help="same as --format jsonl")
+    check.add_argument("--details", action="store_true",
+                       help="every checked sentence with its evidence (table), or the full evidence (json/jsonl)")
     check.add_argument("--nli-model", help="NLI model directory or hub id (default: $GUARDRAIL_NLI_MODEL, then the shipped model)")
     check.add_argument("--embedding-model", help="embedding model directory or hub id (default: shipped all-MiniLM-L6-v2)")
     check.add_argument("--backend", choices=["onnx", "torch"], default="onnx")
     check.add_argument("--mode", choices=["candidates", "exhaustive"], default="candidates", help="premise selection")
     check.add_argument("--checks", help="comma-separated subset of faithfulness,retrieval_relevance,response_relevance")
     check.add_argument("--max-context-chars", type=int, default=1_000_000)
+    check.add_argument("--format", choices=["table", "json", "jsonl", "junit", "markdown"], default="table",
+                       help="table (default), json (one array), jsonl (one object a row, streamed), junit (XML for CI: "
+                            "failing rows are failing tests), markdown (for a pull-request comment)")
+    check.add_argument("--fail-under", action="append", metavar="METRIC=VALUE",
+                       help="exit 1 when any row, or the mean, is below VALUE (repeatable; METRIC: faithfulness, "
+                            "retrieval_relevance, response_relevance)")
+    check.add_argument("--policy", help="take --fail-under thresholds from a policy file (JSON or TOML)")
     check.set_defaults(func=cmd_check)
 
     export = sub.add_parser("export", help="export a Hugging Face model directory to ONNX (needs guardrail[torch])")

@@ -2,7 +2,7 @@
 sometimes answers unfaithfully on purpose, so ``guardrail serve --demo`` shows pass / flag / block offline.
 
 The answerer quotes the document sentence that best matches the question. With ``model="demo-hallucinate"``
-it changes the numbers and adds an unsupported claim; with ``model="demo"`` it does so for about one question
+it quotes it, then goes on with the next sentence with its numbers changed and an unsupported claim added; with ``model="demo"`` it does so for about one question
 in three (decided by the question's text, so the same question always gets the same answer);
 ``model="demo-faithful"`` never does.
 """
@@ -70,14 +70,29 @@ def _distort(sentence: str) -> str:
     return changed.rstrip(".") + ". You can also get a full cash refund at any partner store worldwide."
 
 
+def _next_sentence(sentence: str, documents: list[str]) -> str:
+    """The sentence after ``sentence`` in its document (or the sentence itself at the end)."""
+    for doc in documents:
+        sentences = [s.of(doc) for s in split_sentences(doc)]
+        if sentence in sentences:
+            i = sentences.index(sentence)
+            return sentences[i + 1] if i + 1 < len(sentences) else sentence
+    return sentence
+
+
+def _hallucinated(sentence: str, documents: list[str]) -> str:
+    """A faithful first sentence, then the hallucination (so a stream shows sentences passing, then the stop)."""
+    return sentence + " " + _distort(_next_sentence(sentence, documents))
+
+
 def answer(question: str, documents: list[str], model: str) -> str:
     sentence = _best_sentence(question, documents)
     if model == "demo-faithful":
         return sentence
     if model == "demo-hallucinate":
-        return _distort(sentence)
+        return _hallucinated(sentence, documents)
     digest = hashlib.sha1(question.strip().lower().encode()).digest()
-    return _distort(sentence) if digest[0] % 3 == 0 else sentence
+    return _hallucinated(sentence, documents) if digest[0] % 3 == 0 else sentence
 
 
 def _question_and_documents(body: dict[str, object]) -> tuple[str, list[str]]:

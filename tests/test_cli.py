@@ -95,3 +95,41 @@ def test_stdin_through_the_installed_command(tiny_nli: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr.decode()
     assert json.loads(proc.stdout)["id"] == "a1"
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "rag.jsonl"
+
+
+def test_fail_under_gates_ci_in_every_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The shipped model on the examples: a wrong answer fails the gate (exit 1), the right ones pass (exit 0)."""
+    import xml.etree.ElementTree as ET
+
+    rows = [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip()]
+    good = write(tmp_path, "good.jsonl", json.dumps(next(r for r in rows if r["id"] == "refund-ok")) + "\n")
+    code, out, _ = run_cli(["check", str(EXAMPLES), "--fail-under", "faithfulness=0.5"], capsys)
+    assert code == 1 and "FAILED" in out and "refund-wrong" in out
+    code, out, _ = run_cli(["check", str(good), "--fail-under", "faithfulness=0.5"], capsys)
+    assert code == 0 and "PASSED: 0 of 1 rows" in out
+    code, out, err = run_cli(["check", str(EXAMPLES), "--fail-under", "faithfulness=0.5", "--format", "junit"], capsys)
+    suite = ET.fromstring(out).find("testsuite")
+    assert code == 1 and suite is not None and int(suite.get("failures", "0")) >= 1
+    failing = [tc.get("name") for tc in suite.iter("testcase") if tc.find("failure") is not None]
+    assert "refund-wrong" in failing and "refund-ok" not in failing and "FAILED" in err
+    code, out, _ = run_cli(["check", str(EXAMPLES), "--fail-under", "faithfulness=0.5", "--format", "markdown"], capsys)
+    assert code == 1 and "| ❌ | refund-wrong |" in out and "| ✅ | refund-ok |" in out
+    code, out, _ = run_cli(["check", str(EXAMPLES), "--format", "json"], capsys)
+    assert code == 0 and [r["id"] for r in json.loads(out)] == [r["id"] for r in rows]  # no gate: exit 0
+    code, out, _ = run_cli(["check", str(good), "--details"], capsys)
+    assert code == 0 and " ok " in out  # table mode shows every checked sentence with --details
+    policy = write(tmp_path, "policy.json", json.dumps({"action": "block", "faithfulness": 0.5}))
+    code, out, _ = run_cli(["check", str(EXAMPLES), "--policy", str(policy)], capsys)
+    assert code == 1
+
+
+def test_check_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(["check", str(tmp_path)], capsys)
+    assert code == 2 and "is a directory" in err
+    code, _, err = run_cli(["check", str(EXAMPLES), "--fail-under", "faithfulness"], capsys)
+    assert code == 2 and "METRIC=VALUE" in err
+    code, _, err = run_cli(["check", str(EXAMPLES), "--fail-under", "speed=0.5"], capsys)
+    assert code == 2 and "faithfulness, retrieval_relevance" in err
