@@ -43,6 +43,29 @@ class GuardObserver(Protocol):
     def error(self, reason: str) -> None: ...
 
 
+class MultiObserver:
+    """Several observers as one (e.g. Prometheus ``Telemetry`` and an OpenTelemetry ``OTelObserver``)."""
+
+    def __init__(self, *observers: GuardObserver) -> None:
+        self.observers = observers
+
+    def track(self) -> AbstractContextManager[None]:
+        from contextlib import ExitStack
+
+        stack = ExitStack()
+        for o in self.observers:
+            stack.enter_context(o.track())
+        return stack  # type: ignore[return-value]
+
+    def observe(self, verdict: Verdict) -> None:
+        for o in self.observers:
+            o.observe(verdict)
+
+    def error(self, reason: str) -> None:
+        for o in self.observers:
+            o.error(reason)
+
+
 def decide(policy: Policy, evaluation: Evaluation, response: str, timings: Timings) -> Verdict:
     """Apply the policy's thresholds to an evaluation."""
     failed: list[str] = []

@@ -1,4 +1,5 @@
 import types
+from pathlib import Path
 
 import guardrail
 
@@ -19,3 +20,13 @@ def test_core_has_no_integration_imports() -> None:
     bad = re.compile(r"^\s*(from|import)\s+(starlette|fastapi|uvicorn|openai|prometheus_client|guardrail\.(cli|telemetry|asgi|server|decorator|openai))\b", re.M)
     for path in [root / "text.py", *(root / "scorers").glob("*.py"), *(root / "checks").glob("*.py")]:
         assert not bad.search(path.read_text()), path
+
+
+def test_wire_formats_know_nothing_of_ours_but_text() -> None:
+    """DESIGN.md: the wire-format module is shared by every integration and imports none of them."""
+    import guardrail.wire as wire
+
+    source = Path(wire.__file__).read_text()
+    ours = set(re.findall(r"^\s*(?:from|import)\s+(guardrail[\w.]*)", source, re.M))
+    assert ours <= {"guardrail.errors"}, ours
+    assert not re.search(r"^\s*(from|import)\s+(starlette|httpx|openai|prometheus_client)\b", source, re.M)
