@@ -111,6 +111,15 @@ class Telemetry:
                 hist.labels(*lab).observe(value)
         self.verdicts.labels(*lab, verdict.action, verdict.outcome).inc()
 
+    def observe_generation(self, time_to_first_token: float | None, generation: float | None,
+                           route: str | None = None, model: str | None = None) -> None:
+        """Record a generation's timings alone (e.g. from a LangChain callback, without a verdict)."""
+        lab = self._labels(route, model)
+        if time_to_first_token is not None:
+            self.ttft.labels(*lab).observe(time_to_first_token)
+        if generation is not None:
+            self.generation.labels(*lab).observe(generation)
+
     def error(self, reason: str, route: str | None = None, model: str | None = None) -> None:
         self.errors.labels(*self._labels(route, model), reason if reason in ERROR_REASONS else "exception").inc()
 

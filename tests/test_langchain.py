@@ -1,0 +1,104 @@
+"""LangChain integration with langchain-core's fake chat model and an in-memory vector store (no network)."""
+
+from __future__ import annotations
+
+import asyncio
+from operator import itemgetter
+from typing import Any
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnablePassthrough
+from langchain_core.vectorstores import InMemoryVectorStore
+from prometheus_client import CollectorRegistry
+
+from guardrail.checks.evaluator import Evaluator
+from guardrail.decorator import GuardrailBlocked
+from guardrail.guard import Guard
+from guardrail.langchain import GuardedChain, GuardrailCallbackHandler
+from guardrail.policy import Policy
+from guardrail.scorers.nli import NLIScorer, default_nli_model
+from guardrail.telemetry import Telemetry
+
+DOCS = ["Items can be returned within 30 days of delivery.",
+        "Refunds are issued to the original payment method within 5 business days."]
+GOOD = "Items can be returned within 30 days of delivery. Refunds are issued to the original payment method."
+BAD = "Items can be returned within 30 days of delivery. Shipping to Mars is free for every customer."
+
+
+@pytest.fixture(scope="module")
+def evaluator() -> Evaluator:
+    return Evaluator(nli=NLIScorer(default_nli_model()))
+
+
+def rag_chain(answer: str) -> Any:
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
+    store.add_documents([Document(page_content=d) for d in DOCS])
+    retriever = store.as_retriever(search_kwargs={"k": 2})
+    llm = GenericFakeChatModel(messages=iter([AIMessage(content=answer)] * 4))
+    prompt = ChatPromptTemplate.from_messages([("system", "Answer from: {context}"), ("human", "{input}")])
+    return RunnablePassthrough.assign(context=itemgetter("input") | retriever).assign(
+        answer=prompt | llm | StrOutputParser())
+
+
+def make(evaluator: Evaluator, answer: str, action: str = "block") -> tuple[GuardedChain, Telemetry]:
+    telemetry = Telemetry(CollectorRegistry(), route="lc", model="fake")
+    return GuardedChain(Guard(evaluator, Policy(action=action), observer=telemetry), rag_chain(answer)), telemetry
+
+
+QUESTION = {"input": "How do returns and refunds work?"}
+
+
+def test_invoke_passes_faithful_and_blocks_hallucinated(evaluator: Evaluator) -> None:
+    chain, _ = make(evaluator, GOOD)
+    out = chain.invoke(QUESTION)
+    assert out["answer"] == GOOD and out["guardrail"].action == "pass" and len(out["context"]) == 2
+    chain, _ = make(evaluator, BAD)
+    with pytest.raises(GuardrailBlocked, match="Mars"):
+        chain.invoke(QUESTION)
+    chain, _ = make(evaluator, BAD, action="fallback")
+    out = chain.invoke(QUESTION)
+    assert "Mars" not in out["answer"] and out["guardrail"].action == "fallback"
+
+
+def test_stream_releases_passed_sentences_then_stops(evaluator: Evaluator) -> None:
+    chain, _ = make(evaluator, BAD)
+    chunks = list(chain.stream(QUESTION))
+    answer = "".join(c.get("answer", "") for c in chunks)
+    assert answer == "Items can be returned within 30 days of delivery."
+    assert chunks[-1]["finish_reason"] == "content_filter" and chunks[-1]["guardrail"].action == "block"
+    assert any("context" in c for c in chunks)  # the chain's other chunks pass through
+    chain, _ = make(evaluator, GOOD)
+    chunks = list(chain.stream(QUESTION))
+    assert "".join(c.get("answer", "") for c in chunks) == GOOD and chunks[-1]["guardrail"].action == "pass"
+
+
+def test_astream_is_checked_the_same_way(evaluator: Evaluator) -> None:
+    chain, telemetry = make(evaluator, BAD)
+
+    async def collect() -> list[dict[str, Any]]:
+        return [c async for c in chain.astream(QUESTION)]
+
+    chunks = asyncio.run(collect())
+    assert "Mars" not in "".join(c.get("answer", "") for c in chunks)
+    assert chunks[-1]["finish_reason"] == "content_filter"
+    assert telemetry.registry.get_sample_value(
+        "guardrail_verdicts_total", {"route": "lc", "model": "fake", "action": "block", "outcome": "failed"}) == 1
+
+
+def test_callback_handler_records_llm_timings(evaluator: Evaluator) -> None:
+    chain, _ = make(evaluator, GOOD)
+    telemetry = Telemetry(CollectorRegistry(), route="lc", model="fake")
+    handler = GuardrailCallbackHandler(telemetry)
+    list(chain.chain.stream(QUESTION, config={"callbacks": [handler]}))  # type: ignore[union-attr]
+    labels = {"route": "lc", "model": "fake"}
+    assert telemetry.registry.get_sample_value("guardrail_generation_duration_seconds_count", labels) == 1
+    assert telemetry.registry.get_sample_value("guardrail_time_to_first_token_seconds_count", labels) == 1
+    ttft = telemetry.registry.get_sample_value("guardrail_time_to_first_token_seconds_sum", labels)
+    total = telemetry.registry.get_sample_value("guardrail_generation_duration_seconds_sum", labels)
+    assert 0 < ttft <= total  # type: ignore[operator]
