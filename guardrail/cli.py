@@ -279,6 +279,62 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _read_rows(path: Path, subset: str | None, limit: int | None) -> list[dict[str, Any]]:
+    import gzip
+
+    if not path.is_file():
+        raise InputError(f"{path}: no such file" + (" (it is a directory)" if path.is_dir() else ""))
+    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    text = _decode(raw, str(path))
+    if text.lstrip().startswith("["):
+        rows = json.loads(text)
+    else:
+        rows = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"{path}: line {n}: invalid JSON ({exc.msg})") from None
+    if not all(isinstance(r, dict) for r in rows):
+        raise InputError(f"{path}: every row must be a JSON object")
+    if subset:
+        rows = [r for r in rows if r.get(subset)]
+    return rows[:limit] if limit else rows
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from guardrail.judge.client import Judge
+    from guardrail.judge.evaluate import print_summary, run, summary
+
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    rows = _read_rows(Path(args.data), args.subset, args.limit)
+    out = Path(args.out) if args.out else Path(args.data).with_suffix("").with_suffix(".eval.jsonl")
+    gates: dict[str, float] = {}
+    for spec in args.fail_under or ():
+        name, sep, value = spec.partition("=")
+        try:
+            gates[name.strip()] = float(value) if sep else float("nan")
+        except ValueError:
+            raise InputError(f"--fail-under {spec!r}: expected METRIC=VALUE") from None
+        if name.strip() not in metrics or gates[name.strip()] != gates[name.strip()]:
+            raise InputError(f"--fail-under {spec!r}: expected METRIC=VALUE with METRIC one of --metrics")
+    judge = Judge(args.model, base_url=args.base_url or os.environ.get("OPENAI_BASE_URL"),
+                  api_key=args.api_key or os.environ.get("OPENAI_API_KEY"), timeout=args.timeout,
+                  max_retries=args.max_retries, max_concurrency=args.workers, cache_path=args.cache or None,
+                  prompts_dir=args.prompts)
+    results = run(rows, metrics, judge, out, criteria=args.criteria, workers=args.workers)
+    table = summary(results, metrics)
+    print_summary(table, sys.stdout)
+    print(f"results: {out}")
+    failed = [f"{r['metric']} mean {r['mean']:.3f} < {gates[r['metric']]:.3f}" for r in table
+              if r["metric"] in gates and r["mean"] is not None and r["mean"] < gates[r["metric"]]]
+    if failed:
+        print("FAILED: " + "; ".join(failed))
+        return 1
+    return 0
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from guardrail.training.export import export_onnx, quantize_int8
 
@@ -389,6 +445,28 @@ def build_parser() -> argparse.ArgumentParser:
                             "retrieval_relevance, response_relevance)")
     check.add_argument("--policy", help="take --fail-under thresholds from a policy file (JSON or TOML)")
     check.set_defaults(func=cmd_check)
+
+    ev = sub.add_parser("eval", help="LLM-judged metrics over a dataset through any OpenAI-compatible endpoint")
+    ev.add_argument("data", help="JSON/JSONL(.gz) rows: question/contexts/response[/ground_truth] or Ragas names")
+    ev.add_argument("--metrics", required=True,
+                    help="comma-separated: context_adherence, completeness, retrieval_relevance_llm, faithfulness_claims, "
+                         "answer_relevancy_statements, answer_relevancy_questions, g_eval, context_recall, "
+                         "context_entities_recall, context_precision, answer_correctness, chunk_utilization")
+    ev.add_argument("--model", required=True, help="the judge model name at the endpoint")
+    ev.add_argument("--base-url", help="OpenAI-compatible base URL (default: $OPENAI_BASE_URL, else OpenAI)")
+    ev.add_argument("--api-key", help="default: $OPENAI_API_KEY")
+    ev.add_argument("--out", help="results JSONL (default: DATA.eval.jsonl); an existing one is resumed")
+    ev.add_argument("--cache", default=str(Path.home() / ".cache" / "guardrail" / "judge.sqlite"),
+                    help="judgment cache (SQLite); '' turns it off")
+    ev.add_argument("--workers", type=int, default=4, help="rows judged at once (and the request concurrency limit)")
+    ev.add_argument("--timeout", type=float, default=60.0)
+    ev.add_argument("--max-retries", type=int, default=3, help="retries on 429/5xx/connection errors (Retry-After honoured)")
+    ev.add_argument("--criteria", help="G-Eval criteria")
+    ev.add_argument("--prompts", help="folder of prompt files overriding the shipped ones by name")
+    ev.add_argument("--subset", help="keep rows where this field is true")
+    ev.add_argument("--limit", type=int)
+    ev.add_argument("--fail-under", action="append", metavar="METRIC=VALUE", help="exit 1 when a metric's mean is below VALUE")
+    ev.set_defaults(func=cmd_eval)
 
     export = sub.add_parser("export", help="export a Hugging Face model directory to ONNX (needs guardrail[torch])")
     export.add_argument("model", help="model directory, or 'minilm' for the all-MiniLM-L6-v2 weights")
