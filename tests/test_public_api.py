@@ -31,3 +31,12 @@ def test_wire_formats_know_nothing_of_ours_but_text() -> None:
     ours = set(re.findall(r"^\s*(?:from|import)\s+(guardrail[\w.]*)", source, re.M))
     assert ours <= {"guardrail.errors"}, ours
     assert not re.search(r"^\s*(from|import)\s+(starlette|httpx|openai|prometheus_client)\b", source, re.M)
+
+
+def test_judges_never_import_the_guard_or_the_integrations() -> None:
+    """DESIGN.md: guardrail/judge depends on core types and scorers only."""
+    folder = Path(__file__).resolve().parents[1] / "guardrail" / "judge"
+    bad = re.compile(r"^\s*(from|import)\s+guardrail\.(guard|policy|verdict|streaming|asgi|server|decorator|openai|"
+                     r"telemetry|cli|langchain|otel)\b", re.M)
+    for path in folder.glob("*.py"):
+        assert not bad.search(path.read_text()), path
