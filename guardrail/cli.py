@@ -160,7 +160,7 @@ def _gates(args: argparse.Namespace) -> dict[str, float]:
         from guardrail.policy import Policy
 
         policy = Policy.from_file(args.policy)
-        gates.update({m: float(getattr(policy, m)) for m in GATE_METRICS if getattr(policy, m) is not None})
+        gates.update({m: getattr(policy, m) for m in GATE_METRICS if getattr(policy, m) is not None})
     for spec in args.fail_under or ():
         name, sep, value = spec.partition("=")
         name = name.strip().replace("-", "_")
@@ -238,6 +238,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         with path.open("rb") as fh:
             records = read_records(fh, str(path), max_context_chars=args.max_context_chars)
     evaluator = _evaluator(args)
+    if gates.get("faithfulness") == "auto":  # a policy file's "auto": the model's stored threshold
+        check = evaluator.faithfulness_check
+        gates["faithfulness"] = check.threshold if check is not None else 0.5
     results: list[tuple[Record, Any, list[str]]] = []
     started = time.perf_counter()
     for rec in records:

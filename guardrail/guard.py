@@ -12,6 +12,7 @@ streamed answer sentence by sentence (see :class:`guardrail.streaming.StreamGuar
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import threading
 import time
@@ -22,7 +23,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from guardrail.checks.evaluator import Evaluation, Evaluator
-from guardrail.errors import InputError, OverloadedError, UncheckableError, UnreadableError
+from guardrail.errors import GuardrailError, InputError, OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
 from guardrail.verdict import Scores, Timings, Verdict, sentence_reason
 
@@ -72,13 +73,14 @@ def decide(policy: Policy, evaluation: Evaluation, response: str, timings: Timin
     reasons: list[str] = []
     faith = evaluation.faithfulness
     if policy.faithfulness is not None and faith is not None and faith.score is not None:
-        weak = [s for s in faith.sentences if s.score is not None and s.score < policy.faithfulness]
-        low_mean = faith.score < policy.faithfulness
+        limit = faith.threshold if policy.faithfulness == "auto" else policy.faithfulness  # "auto": the model's
+        weak = [s for s in faith.sentences if s.score is not None and s.score < limit]
+        low_mean = faith.score < limit
         if weak if policy.aggregate == "any" else low_mean:
             failed.append("faithfulness")
             reasons.extend(sentence_reason(s) for s in weak)
             if not weak:
-                reasons.append(f"faithfulness {faith.score:.2f} is below {policy.faithfulness:.2f}")
+                reasons.append(f"faithfulness {faith.score:.2f} is below {limit:.2f}")
     retrieval = evaluation.retrieval
     if policy.retrieval_relevance is not None and retrieval is not None:
         if retrieval.top is None:
@@ -126,7 +128,16 @@ class Guard:
         if max_pending < 1:
             raise InputError(f"max_pending must be >= 1, got {max_pending}")
         self.evaluator = evaluator
-        self.policy = policy or Policy()
+        policy = policy or Policy()
+        if policy.faithfulness == "auto":  # the model's own calibrated threshold
+            check = evaluator.faithfulness_check
+            try:
+                threshold = check.threshold if check is not None else 0.5
+            except GuardrailError as exc:  # a model that does not load fails every check (on_error), not the set-up
+                logger.error("guardrail: could not read the NLI model's threshold (%s); using 0.5", exc)
+                threshold = 0.5
+            policy = dataclasses.replace(policy, faithfulness=threshold)
+        self.policy = policy
         missing = set(self.policy.checks) - set(evaluator.checks)
         if missing:
             raise InputError(f"the policy thresholds {sorted(missing)} need checks the evaluator does not run: "

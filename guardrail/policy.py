@@ -57,8 +57,9 @@ class Policy:
     """
 
     action: Action = "flag"
-    #: the response faithfulness score must reach this (streaming: each sentence's score)
-    faithfulness: float | None = 0.5
+    #: each sentence's faithfulness score must reach this (``aggregate="mean"``: the mean); "auto" = the threshold
+    #: stored with the NLI model (fitted with its calibration; 0.5 for a model without one), resolved by the Guard
+    faithfulness: float | Literal["auto"] | None = "auto"
     #: the best chunk's relevance to the question must reach this
     retrieval_relevance: float | None = 0.2
     #: the response's relevance to the question must reach this (off by default: chit-chat answers are short)
@@ -80,6 +81,8 @@ class Policy:
             raise ConfigurationError(f"aggregate must be one of {', '.join(AGGREGATES)}, got {self.aggregate!r}")
         for name in ("faithfulness", "retrieval_relevance", "response_relevance"):
             value = getattr(self, name)
+            if name == "faithfulness" and value == "auto":
+                continue
             if value is not None and (not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0):
                 raise ConfigurationError(f"threshold {name} must be a number within 0..1 or null (check off), got {value!r}")
         if self.latency_budget_s is not None and not self.latency_budget_s > 0:

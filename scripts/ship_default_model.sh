@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build the shipped default NLI model from a training run:
 #   1. export the best checkpoint to ONNX (fp32) and int8,
-#   2. fit the calibrated score + threshold on held-out data (never the evaluation rows):
-#      the trainer's held-out NLI claim pairs and an equal number of HaluEval rows outside `length_matched`,
+#   2. fit the calibrated score + threshold on the dev benchmarks (../shared/data/bench), cross-validated:
+#      benchmarks/calibration_cv.py prints the out-of-fold figures and writes the fit on all rows into guardrail.json,
 #   3. copy the int8 model, tokenizer, config and guardrail.json into guardrail/models/nli-minilm-l6.
 # Usage: scripts/ship_default_model.sh RUN_DIR [EXPORT_DIR]
 set -euo pipefail
@@ -10,13 +10,20 @@ cd "$(dirname "$0")/.."
 run=${1:?usage: scripts/ship_default_model.sh RUN_DIR [EXPORT_DIR]}
 export_dir=${2:-$run/onnx}
 dest=guardrail/models/nli-minilm-l6
-config=configs/nli-minilm-l6.json
 
 guardrail export "$run/best" --out "$export_dir" --int8
-python benchmarks/make_calibration_set.py --config "$config" --out "$run/calibration_nli_heldout.jsonl"
-n=$(wc -l < "$run/calibration_nli_heldout.jsonl")
-guardrail calibrate "$export_dir" --bench "$run/calibration_nli_heldout.jsonl" ../shared/data/bench/halueval_qa_dev.jsonl.gz \
-  --exclude length_matched --limit-per-file "$n"
+python - "$run" "$export_dir" <<'PY'
+import json, sys
+from pathlib import Path
+run, out = Path(sys.argv[1]), Path(sys.argv[2])
+meta = json.loads((out / "guardrail.json").read_text()) if (out / "guardrail.json").exists() else {}
+cfg = json.loads((run / "config.json").read_text())
+meta.update({"max_length": cfg["max_length"], "trained_by": "guardrail train --config configs/nli-minilm-l6-v2.json",
+             "base_model": cfg["base_model"]})
+(out / "guardrail.json").write_text(json.dumps(meta, indent=2) + "\n")
+PY
+python benchmarks/calibration_cv.py "$export_dir" --write --cache "$run/calibration_features.jsonl" \
+  | tee benchmarks/results/calibration_cv.txt
 mkdir -p "$dest"  # MODEL_CARD.md in $dest is kept
 cp "$export_dir"/{model.int8.onnx,config.json,tokenizer.json,tokenizer_config.json,guardrail.json} "$dest"/
 [ -f "$export_dir/special_tokens_map.json" ] && cp "$export_dir/special_tokens_map.json" "$dest"/
