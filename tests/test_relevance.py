@@ -70,3 +70,13 @@ def test_evaluator_without_nli_runs_relevance_only() -> None:
         Evaluator(checks=["toxicity"])
     with pytest.raises(ConfigurationError, match="chunk_threshold"):
         RelevanceConfig(chunk_threshold=2.0)
+
+
+def test_response_relevance_time_is_its_own() -> None:
+    from guardrail.checks.evaluator import Evaluator
+
+    ev = Evaluator(checks=["retrieval_relevance", "response_relevance"])
+    result = ev.evaluate("How long do returns take?", ["Returns take 30 days."] * 3, "Thirty days.")
+    t = result.timings
+    assert t.retrieval_relevance > 0 and t.response_relevance > 0
+    assert t.retrieval_relevance == pytest.approx(4 * t.response_relevance, rel=1e-2)  # 4 texts vs 1

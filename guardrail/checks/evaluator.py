@@ -30,8 +30,8 @@ CHECKS: tuple[CheckName, ...] = ("faithfulness", "retrieval_relevance", "respons
 @dataclass(frozen=True, slots=True)
 class CheckTimings:
     """Seconds spent in each check (0.0 for a check that did not run). Retrieval and response relevance
-    share one embedding batch, so their joint time is under ``retrieval_relevance`` when both run;
-    ``response_relevance`` then holds only the answer-similarity time."""
+    share one embedding batch; its time is split by the number of texts each check embeds (question and chunks vs
+    the answer). ``response_relevance`` also holds the answer-similarity time."""
 
     faithfulness: float = 0.0
     retrieval_relevance: float = 0.0
@@ -163,5 +163,13 @@ class Evaluator:
             self._rel = rel
             similarity = rel.answer_similarity(response, ground_truth)
         t3 = time.perf_counter()
-        # retrieval and response relevance share one embedding batch; their time is reported under retrieval
-        return Evaluation(faith, retrieval, resp_rel, similarity, CheckTimings(t1 - t0, t2 - t1, t3 - t2))
+        # retrieval and response relevance share one embedding batch: its time is split by the texts each needs
+        # (the question and the chunks for retrieval, the answer for response relevance; the answer-similarity
+        # time goes to response relevance)
+        shared = t2 - t1
+        retr_texts = 1 + len(contexts) if "retrieval_relevance" in run else 0
+        resp_texts = 1 if "response_relevance" in run else 0
+        total = retr_texts + resp_texts
+        retr_s = shared * retr_texts / total if total else 0.0
+        resp_s = shared - retr_s + (t3 - t2)
+        return Evaluation(faith, retrieval, resp_rel, similarity, CheckTimings(t1 - t0, retr_s, resp_s))
