@@ -71,6 +71,9 @@ def decide(policy: Policy, evaluation: Evaluation, response: str, timings: Timin
     """Apply the policy's thresholds to an evaluation."""
     failed: list[str] = []
     reasons: list[str] = []
+    if policy.empty_answer == "fail" and not response.strip():
+        failed.append("empty_answer")
+        reasons.append("the answer is empty (empty_answer='fail')")
     faith = evaluation.faithfulness
     if policy.faithfulness is not None and faith is not None and faith.score is not None:
         limit = faith.threshold if policy.faithfulness == "auto" else policy.faithfulness  # "auto": the model's

@@ -67,6 +67,8 @@ class Policy:
     fallback_message: str = DEFAULT_FALLBACK
     on_error: OnError | None = None
     aggregate: Aggregate = "any"
+    #: an answer with no text: "pass" (nothing to check), or "fail" (the policy's action applies, reason given)
+    empty_answer: Literal["pass", "fail"] = "pass"
     #: seconds the check may take before ``on_error`` applies (None: no budget)
     latency_budget_s: float | None = None
 
@@ -77,6 +79,8 @@ class Policy:
             object.__setattr__(self, "on_error", "fail_closed" if self.action in ("block", "fallback") else "fail_open")
         if self.on_error not in ON_ERROR:
             raise ConfigurationError(f"on_error must be one of {', '.join(ON_ERROR)}, got {self.on_error!r}")
+        if self.empty_answer not in ("pass", "fail"):
+            raise ConfigurationError(f"empty_answer must be pass or fail, got {self.empty_answer!r}")
         if self.aggregate not in AGGREGATES:
             raise ConfigurationError(f"aggregate must be one of {', '.join(AGGREGATES)}, got {self.aggregate!r}")
         for name in ("faithfulness", "retrieval_relevance", "response_relevance"):

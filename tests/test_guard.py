@@ -465,3 +465,13 @@ def test_admission_control_refuses_at_once_past_max_pending(evaluator: Evaluator
         assert all(f.result().outcome != "error" for f in running)
     assert sample(telemetry, "guardrail_check_errors_total", reason="overload") == 1
     assert g.check(Q, CTX, "Items can be returned within 30 days.").outcome != "error"  # capacity is back
+
+
+def test_empty_answers_are_a_policy_choice(evaluator: Evaluator) -> None:
+    g, _ = make(evaluator, action="block", retrieval_relevance=None)
+    assert g.check(Q, CTX, "  ").action == "pass"
+    g, _ = make(evaluator, action="block", retrieval_relevance=None, empty_answer="fail")
+    v = g.check(Q, CTX, "")
+    assert v.action == "block" and v.failed_checks == ("empty_answer",) and "empty" in v.reasons[0]
+    s = g.stream(Q, CTX)
+    assert s.finish().verdict.failed_checks == ("empty_answer",)
