@@ -409,6 +409,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         or os.environ.get("GUARDRAIL_NLI_MODEL") or None, backend=args.backend, route_name=args.route_name,
         model_label=args.model_label, timeout=args.timeout, threads=threads,
         upstream_api_key=os.environ.get("GUARDRAIL_UPSTREAM_API_KEY"), multiprocess=args.workers > 1,
+        judge_model=args.judge_model, judge_base_url=args.judge_base_url,
+        judge_metrics=tuple(m.strip() for m in args.judge_metrics.split(",") if m.strip()), judge_rate=args.judge_rate,
     )
     target = "the built-in demo upstream" if args.demo else args.upstream
     print(f"guardrail gateway on http://{args.host}:{args.port}/v1 -> {target} ({args.workers} worker(s)); "
@@ -495,6 +497,11 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--port", type=int, default=8000)
     srv.add_argument("--policy", help="policy file (JSON or TOML); default: --action with default thresholds")
     srv.add_argument("--action", choices=["pass", "flag", "block", "fallback"], default="block")
+    srv.add_argument("--judge-model", help="shadow judging: an LLM judges a sampled share of answers in the background "
+                                          "(never delaying them); scores in guardrail_judge_score{judge=...}")
+    srv.add_argument("--judge-base-url", help="the judge's OpenAI-compatible base URL (key: $GUARDRAIL_JUDGE_API_KEY)")
+    srv.add_argument("--judge-metrics", default="context_adherence", help="comma-separated judge metrics")
+    srv.add_argument("--judge-rate", type=float, default=0.1, help="share of answers judged (0..1)")
     srv.add_argument("--on-error", choices=["fail_closed", "fail_open"],
                      help="answers that cannot be read, judged or scored in time: fail_closed treats them as failing "
                           "(the default in block/fallback mode), fail_open delivers them marked unchecked (default in "

@@ -127,6 +127,7 @@ class Guard:
         observer: GuardObserver | None = None,
         max_workers: int = 4,
         max_pending: int = 64,
+        tap: Callable[[str, Sequence[str], str], object] | None = None,
     ) -> None:
         if max_pending < 1:
             raise InputError(f"max_pending must be >= 1, got {max_pending}")
@@ -146,6 +147,8 @@ class Guard:
             raise InputError(f"the policy thresholds {sorted(missing)} need checks the evaluator does not run: "
                              f"build it with Evaluator(checks={list(self.policy.checks)})")
         self.observer = observer
+        #: called with (question, contexts, answer) of every checked answer; must not block (e.g. ShadowJudge.submit)
+        self.tap = tap
         self.max_pending = max_pending
         self._pending = 0
         self._pending_lock = threading.Lock()
@@ -197,8 +200,8 @@ class Guard:
                 evaluation = future.result(timeout=self.policy.latency_budget_s)
             except Exception as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
                 return self._error_verdict(exc, response, start, time_to_first_token, generation)
-        return self._finish(decide(self.policy, evaluation, response,
-                                   Timings(time.perf_counter() - start, time_to_first_token, generation)))
+        verdict = decide(self.policy, evaluation, response, Timings(time.perf_counter() - start, time_to_first_token, generation))
+        return self._tap(question, contexts, self._finish(verdict))
 
     async def acheck(
         self,
@@ -219,8 +222,8 @@ class Guard:
                 evaluation = await asyncio.wait_for(task, self.policy.latency_budget_s)
             except Exception as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
                 return self._error_verdict(exc, response, start, time_to_first_token, generation)
-        return self._finish(decide(self.policy, evaluation, response,
-                                   Timings(time.perf_counter() - start, time_to_first_token, generation)))
+        verdict = decide(self.policy, evaluation, response, Timings(time.perf_counter() - start, time_to_first_token, generation))
+        return self._tap(question, contexts, self._finish(verdict))
 
     def stream(self, question: str, contexts: Sequence[str]) -> StreamGuard:
         """A sentence-by-sentence checker for a streamed answer (hold-back in block/fallback mode)."""
@@ -234,9 +237,11 @@ class Guard:
         The entry point for checkers that score piece by piece (streams); they decide with :func:`decide`."""
         return self._submit(fn, *args).result(timeout=self.policy.latency_budget_s)
 
-    def report(self, verdict: Verdict) -> Verdict:
-        """Hand a verdict made outside :meth:`check` (e.g. by a stream checker) to the observer."""
-        return self._finish(verdict)
+    def report(self, verdict: Verdict, question: str | None = None, contexts: Sequence[str] | None = None) -> Verdict:
+        """Hand a verdict made outside :meth:`check` (e.g. by a stream checker) to the observer (and, given the
+        question and contexts, to the tap)."""
+        verdict = self._finish(verdict)
+        return self._tap(question, contexts, verdict) if question is not None and contexts is not None else verdict
 
     def error_verdict(self, exc: BaseException, response: str, *, timings: Timings) -> Verdict:
         """The verdict (not yet reported) for a scoring failure, per the policy's ``on_error``; logged and counted."""
@@ -268,6 +273,14 @@ class Guard:
     def _finish(self, verdict: Verdict) -> Verdict:
         if self.observer is not None:
             self.observer.observe(verdict)
+        return verdict
+
+    def _tap(self, question: str, contexts: Sequence[str], verdict: Verdict) -> Verdict:
+        if self.tap is not None and verdict.outcome != "error":
+            try:
+                self.tap(question, contexts, verdict.response)
+            except Exception:  # noqa: BLE001 - a tap never breaks the answer
+                logger.exception("guardrail: the tap failed")
         return verdict
 
     def _error_verdict(

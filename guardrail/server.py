@@ -122,8 +122,10 @@ class Gateway:
         transport: httpx.AsyncBaseTransport | None = None,
         retriever: Retriever | None = None,
         multiprocess: bool = False,
+        shadow: Any = None,
     ) -> None:
         self.base = upstream.rstrip("/")
+        self.shadow = shadow  # a ShadowJudge fed by the guard's tap; closed at shutdown
         self.guard = guard
         self.telemetry = telemetry
         self.api_key = api_key
@@ -160,6 +162,8 @@ class Gateway:
         if self.client is not None:
             await self.client.aclose()
             self.client = None
+        if self.shadow is not None:
+            self.shadow.close()
         self.guard.close()
 
     # ----------------------------------------------------------------- routes
@@ -258,21 +262,23 @@ def create_gateway(
     transport: httpx.AsyncBaseTransport | None = None,
     retriever: Retriever | None = None,
     multiprocess: bool = False,
+    shadow: Any = None,
 ) -> GuardrailMiddleware:
     """The gateway's ASGI app (see :class:`Gateway`)."""
     return Gateway(upstream, guard, telemetry, api_key=api_key, timeout=timeout, transport=transport,
-                   retriever=retriever, multiprocess=multiprocess).app
+                   retriever=retriever, multiprocess=multiprocess, shadow=shadow).app
 
 
 def create_demo_gateway(
-    guard: Guard, telemetry: Telemetry, *, timeout: httpx.Timeout | None = None, multiprocess: bool = False
+    guard: Guard, telemetry: Telemetry, *, timeout: httpx.Timeout | None = None, multiprocess: bool = False,
+    shadow: Any = None,
 ) -> GuardrailMiddleware:
     """The gateway in front of the built-in demo upstream (in-process, offline), with its bundled documents
     retrieved for each question (see guardrail.demo)."""
     from guardrail.demo import retrieve, upstream_app
 
     return create_gateway("http://demo-upstream/v1", guard, telemetry, timeout=timeout, multiprocess=multiprocess,
-                          transport=httpx.ASGITransport(app=upstream_app), retriever=retrieve)
+                          transport=httpx.ASGITransport(app=upstream_app), retriever=retrieve, shadow=shadow)
 
 
 @dataclass(frozen=True)
@@ -292,6 +298,11 @@ class ServeConfig:
     threads: int | None = None
     upstream_api_key: str | None = None
     multiprocess: bool = False
+    #: shadow LLM judging of a sampled share of answers (off without a judge model)
+    judge_model: str | None = None
+    judge_base_url: str | None = None
+    judge_metrics: tuple[str, ...] = ("context_adherence",)
+    judge_rate: float = 0.1
 
 
 #: set by ``guardrail serve --workers N`` for the worker processes (see :func:`app_from_env`)
@@ -315,16 +326,27 @@ def build_app(cfg: ServeConfig) -> GuardrailMiddleware:
     nli = None
     if "faithfulness" in policy.checks:
         nli = NLIScorer(cfg.nli_model or default_nli_model(), backend=cfg.backend, threads=cfg.threads)
-    evaluator = Evaluator(nli=nli, embedder=EmbeddingScorer(threads=cfg.threads), checks=policy.checks)
+    embedder = EmbeddingScorer(threads=cfg.threads)
+    evaluator = Evaluator(nli=nli, embedder=embedder, checks=policy.checks)
     evaluator.evaluate("warm up", ["Warm-up context."], "Warm-up answer.")  # load models before the first request
     telemetry = Telemetry(CollectorRegistry(), route=cfg.route_name, model=cfg.model_label)
-    guard = Guard(evaluator, policy, observer=telemetry)
+    shadow = None
+    if cfg.judge_model:
+        from guardrail.judge.client import Judge
+        from guardrail.judge.shadow import ShadowJudge
+
+        judge = Judge(cfg.judge_model, base_url=cfg.judge_base_url, api_key=os.environ.get("GUARDRAIL_JUDGE_API_KEY"))
+        shadow = ShadowJudge(judge, list(cfg.judge_metrics), rate=cfg.judge_rate, embedder=embedder,
+                             on_score=telemetry.judge_score, on_drop=telemetry.judge_drop, on_error=telemetry.judge_error)
+    guard = Guard(evaluator, policy, observer=telemetry, tap=shadow.submit if shadow is not None else None)
     timeout = httpx.Timeout(cfg.timeout, connect=5.0)
     if cfg.demo:
-        return create_demo_gateway(guard, telemetry, timeout=timeout, multiprocess=cfg.multiprocess)
-    assert cfg.upstream is not None
-    return create_gateway(cfg.upstream, guard, telemetry, api_key=cfg.upstream_api_key, timeout=timeout,
-                          multiprocess=cfg.multiprocess)
+        app = create_demo_gateway(guard, telemetry, timeout=timeout, multiprocess=cfg.multiprocess, shadow=shadow)
+    else:
+        assert cfg.upstream is not None
+        app = create_gateway(cfg.upstream, guard, telemetry, api_key=cfg.upstream_api_key, timeout=timeout,
+                             multiprocess=cfg.multiprocess, shadow=shadow)
+    return app
 
 
 def app_from_env() -> GuardrailMiddleware:

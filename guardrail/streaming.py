@@ -167,8 +167,8 @@ class StreamGuard:
         tail = ""
         if not self.stopped:
             tail = self._check_spans(split_sentences(self._tail), final=True)
-        verdict = self._verdict(time_to_first_token, generation)
-        self._finished = StreamEnd(tail, self.guard.report(verdict))
+        verdict = self.guard.report(self._verdict(time_to_first_token, generation), self.question, self.contexts)
+        self._finished = StreamEnd(tail, verdict)
         return self._finished
 
     async def afinish(self, *, time_to_first_token: float | None = None, generation: float | None = None) -> StreamEnd:

@@ -72,6 +72,12 @@ class Telemetry:
                                 (*labels, "action", "outcome"), registry=r)
         self.errors = Counter("guardrail_check_errors", "Answers not checked, by reason (exception, timeout, input, uncheckable, unreadable).",
                               (*labels, "reason"), registry=r)
+        self.judge_scores = Histogram("guardrail_judge_score", "Shadow LLM-judge scores of sampled answers.",
+                                      (*labels, "judge"), buckets=SCORE_BUCKETS, registry=r)
+        self.judge_dropped = Counter("guardrail_judge_dropped", "Sampled answers dropped: the shadow-judge queue was full.",
+                                     labels, registry=r)
+        self.judge_errors = Counter("guardrail_judge_errors", "Shadow-judge calls that failed, by judge.",
+                                    (*labels, "judge"), registry=r)
         self.upstream_errors = Counter("guardrail_upstream_errors", "Gateway upstream failures (connect, timeout, status, stream).",
                                        (*labels, "reason"), registry=r)
         self.in_flight = Gauge("guardrail_checks_in_flight", "Checks running now.", labels, registry=r,
@@ -119,6 +125,15 @@ class Telemetry:
             self.ttft.labels(*lab).observe(time_to_first_token)
         if generation is not None:
             self.generation.labels(*lab).observe(generation)
+
+    def judge_score(self, judge: str, score: float) -> None:
+        self.judge_scores.labels(self.route, self.model, judge).observe(score)
+
+    def judge_drop(self) -> None:
+        self.judge_dropped.labels(self.route, self.model).inc()
+
+    def judge_error(self, judge: str) -> None:
+        self.judge_errors.labels(self.route, self.model, judge).inc()
 
     def error(self, reason: str, route: str | None = None, model: str | None = None) -> None:
         self.errors.labels(*self._labels(route, model), reason if reason in ERROR_REASONS else "exception").inc()

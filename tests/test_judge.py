@@ -189,3 +189,42 @@ def test_guardrail_eval_end_to_end_and_resume(url: str, tmp_path: Path, capsys: 
                  "--api-key", "k", "--out", str(tmp_path / "r2.jsonl"), "--cache", "", "--fail-under",
                  "faithfulness_claims=0.9"])
     assert code == 1 and "FAILED" in capsys.readouterr().out
+
+
+def test_shadow_judging_through_the_gateway(url: str, tiny_nli: Path) -> None:
+    """Sampled answers are judged in the background: scores reach /metrics, overload drops are counted, and the
+    answer itself never waits for the judge (the judge here takes 1 s a call)."""
+    import httpx
+    from prometheus_client import CollectorRegistry
+
+    from guardrail.checks.evaluator import Evaluator
+    from guardrail.guard import Guard
+    from guardrail.judge.shadow import ShadowJudge
+    from guardrail.policy import Policy
+    from guardrail.scorers.nli import NLIScorer
+    from guardrail.server import create_gateway
+    from guardrail.telemetry import Telemetry
+
+    judge_server.reset()
+    telemetry = Telemetry(CollectorRegistry(), route="gateway", model="fake")
+    shadow = ShadowJudge(Judge("judge-model", base_url=url, api_key="k"), ["context_adherence"], rate=1.0, workers=1,
+                         max_queue=1, on_score=telemetry.judge_score, on_drop=telemetry.judge_drop,
+                         metric_kwargs={"context_adherence": {"n": 1}})
+    guard = Guard(Evaluator(nli=NLIScorer(tiny_nli)), Policy(action="flag", retrieval_relevance=None),
+                  observer=telemetry, tap=shadow.submit)
+    judge_server.FAULTS.extend([("slow", 1.0)] * 2)
+    with llm_server.serve() as upstream, llm_server.serve(create_gateway(upstream + "/v1", guard, telemetry),
+                                                          lifespan="on") as gw:
+        for answer in ("Returns take 30 days.", "Refunds are quick.", "Gift cards are final.", "Shipping is free."):
+            r = httpx.post(gw + "/v1/chat/completions", timeout=30, json={
+                "model": "fake", "messages": [{"role": "user", "content": "How do returns work?"}],
+                "contexts": CTX, "answer": answer})
+            assert r.status_code == 200
+        shadow.join()
+        metrics = httpx.get(gw + "/metrics").text
+    labels = {"route": "gateway", "model": "fake"}
+    judged = telemetry.registry.get_sample_value("guardrail_judge_score_count", {**labels, "judge": "context_adherence"})
+    dropped = telemetry.registry.get_sample_value("guardrail_judge_dropped_total", labels)
+    assert judged and judged >= 1 and dropped and dropped >= 1 and judged + dropped == 4
+    assert 'guardrail_judge_score_count{judge="context_adherence"' in metrics
+    shadow.close()

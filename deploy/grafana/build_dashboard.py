@@ -69,7 +69,17 @@ def build() -> dict[str, object]:
         panel(11, "Errors per second", "timeseries", [
             target(f"sum by (reason) (rate(guardrail_check_errors_total{{{SEL}}}[$__rate_interval]))", "scoring: {{reason}}", "A"),
             target(f"sum by (reason) (rate(guardrail_upstream_errors_total{{{SEL}}}[$__rate_interval]))", "upstream: {{reason}}", "B"),
-        ], "reqps", 12, 32, description="Scoring errors (exception, timeout, input) and gateway upstream errors."),
+        ], "reqps", 12, 32, description="Answers not checked (unreadable, uncheckable, timeout, overload, input, "
+                                         "exception) and gateway upstream errors."),
+        panel(12, "Shadow LLM-judge scores (mean, 15m)", "timeseries", [
+            target(f"sum by (judge) (rate(guardrail_judge_score_sum{{{SEL}}}[15m])) / "
+                   f"sum by (judge) (rate(guardrail_judge_score_count{{{SEL}}}[15m]))", "{{judge}}", "A"),
+        ], "percentunit", 0, 40, description="Sampled answers judged by an LLM in the background (--judge-model): "
+                                             "compare with the inline faithfulness mean."),
+        panel(13, "Shadow judging: judged and dropped per second", "timeseries", [
+            target(f"sum by (judge) (rate(guardrail_judge_score_count{{{SEL}}}[$__rate_interval]))", "judged: {{judge}}", "A"),
+            target(f"sum(rate(guardrail_judge_dropped_total{{{SEL}}}[$__rate_interval]))", "dropped (queue full)", "B"),
+        ], "reqps", 12, 40),
     ]
 
     def var(name: str, label: str) -> dict[str, object]:
