@@ -252,21 +252,10 @@ class Gateway:
             await response.aclose()  # also on client disconnect: the upstream request is closed, not leaked
 
 
-def create_gateway(
-    upstream: str,
-    guard: Guard,
-    telemetry: Telemetry,
-    *,
-    api_key: str | None = None,
-    timeout: httpx.Timeout | None = None,
-    transport: httpx.AsyncBaseTransport | None = None,
-    retriever: Retriever | None = None,
-    multiprocess: bool = False,
-    shadow: Any = None,
-) -> GuardrailMiddleware:
-    """The gateway's ASGI app (see :class:`Gateway`)."""
-    return Gateway(upstream, guard, telemetry, api_key=api_key, timeout=timeout, transport=transport,
-                   retriever=retriever, multiprocess=multiprocess, shadow=shadow).app
+def create_gateway(upstream: str, guard: Guard, telemetry: Telemetry, **options: Any) -> GuardrailMiddleware:
+    """The gateway's ASGI app: ``Gateway(upstream, guard, telemetry, **options).app`` (see :class:`Gateway` for the
+    options: api_key, timeout, transport, retriever, multiprocess, shadow)."""
+    return Gateway(upstream, guard, telemetry, **options).app
 
 
 def create_demo_gateway(

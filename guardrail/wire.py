@@ -107,25 +107,34 @@ def _join(pieces: list[str]) -> str:
     return "\n".join(p for p in pieces if p)
 
 
-def _message_text(msg: Any, where: str) -> str:
+def _assistant_text(msg: Any, where: str, *, streamed: bool = False) -> str:
+    """Every assistant-visible text of a message (or, ``streamed``, of a chunk's delta: tool-call pieces may come
+    without a function, and arguments are raw pieces of JSON)."""
+    if msg is None and streamed:
+        return ""
     if not isinstance(msg, dict):
         raise UnreadableError(f"{where} is a {type(msg).__name__}, not an object")
     pieces = [_parts_text(msg.get("content"), f"{where}.content"), _str_or_none(msg.get("refusal"), f"{where}.refusal")]
+    args = (lambda a: a) if streamed else arguments_text
     calls = msg.get("tool_calls")
     if calls is not None:
         if not isinstance(calls, list):
             raise UnreadableError(f"{where}.tool_calls is not a list")
         for i, call in enumerate(calls):
             fn = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(call, dict) or (fn is None and not streamed):
+                raise UnreadableError(f"{where}.tool_calls[{i}] is not an object with a function")
+            if fn is None:
+                continue
             if not isinstance(fn, dict):
-                raise UnreadableError(f"{where}.tool_calls[{i}] has no function object")
-            pieces.append(arguments_text(_str_or_none(fn.get("arguments"), f"{where}.tool_calls[{i}].function.arguments")))
+                raise UnreadableError(f"{where}.tool_calls[{i}].function is not an object")
+            pieces.append(args(_str_or_none(fn.get("arguments"), f"{where}.tool_calls[{i}].function.arguments")))
     legacy = msg.get("function_call")
     if legacy is not None:
         if not isinstance(legacy, dict):
             raise UnreadableError(f"{where}.function_call is not an object")
-        pieces.append(arguments_text(_str_or_none(legacy.get("arguments"), f"{where}.function_call.arguments")))
-    return _join(pieces)
+        pieces.append(args(_str_or_none(legacy.get("arguments"), f"{where}.function_call.arguments")))
+    return "".join(pieces) if streamed else _join(pieces)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +160,7 @@ def read_answers(body: Any) -> list[Answer]:
         if not isinstance(choice, dict):
             raise UnreadableError(f"{where} is a {type(choice).__name__}, not an object")
         if "message" in choice:
-            out.append(Answer(i, _message_text(choice["message"], f"{where}.message")))
+            out.append(Answer(i, _assistant_text(choice["message"], f"{where}.message")))
         elif "text" in choice:
             out.append(Answer(i, _str_or_none(choice["text"], f"{where}.text")))
         else:
@@ -346,41 +355,15 @@ def read_deltas(payload: Any) -> list[Delta]:
         if finish is not None and not isinstance(finish, str):
             raise UnreadableError(f"{where}.finish_reason is not a string")
         if "delta" in choice:
-            text = _delta_text(choice["delta"], f"{where}.delta")
+            text = _assistant_text(choice["delta"], f"{where}.delta", streamed=True)
         elif "text" in choice:
             text = _str_or_none(choice["text"], f"{where}.text")
         elif "message" in choice:  # some servers send whole messages in chunks
-            text = _message_text(choice["message"], f"{where}.message")
+            text = _assistant_text(choice["message"], f"{where}.message")
         else:
             text = ""
         out.append(Delta(index, text, finish))
     return out
-
-
-def _delta_text(delta: Any, where: str) -> str:
-    if delta is None:
-        return ""
-    if not isinstance(delta, dict):
-        raise UnreadableError(f"{where} is a {type(delta).__name__}, not an object")
-    pieces = [_parts_text(delta.get("content"), f"{where}.content"), _str_or_none(delta.get("refusal"), f"{where}.refusal")]
-    calls = delta.get("tool_calls")
-    if calls is not None:
-        if not isinstance(calls, list):
-            raise UnreadableError(f"{where}.tool_calls is not a list")
-        for i, call in enumerate(calls):
-            if not isinstance(call, dict):
-                raise UnreadableError(f"{where}.tool_calls[{i}] is not an object")
-            fn = call.get("function")
-            if fn is not None:
-                if not isinstance(fn, dict):
-                    raise UnreadableError(f"{where}.tool_calls[{i}].function is not an object")
-                pieces.append(_str_or_none(fn.get("arguments"), f"{where}.tool_calls[{i}].function.arguments"))
-    legacy = delta.get("function_call")
-    if legacy is not None:
-        if not isinstance(legacy, dict):
-            raise UnreadableError(f"{where}.function_call is not an object")
-        pieces.append(_str_or_none(legacy.get("arguments"), f"{where}.function_call.arguments"))
-    return "".join(pieces)
 
 
 def only_content(payload: Any) -> bool:
