@@ -193,3 +193,33 @@ def test_record_outside_a_request_is_a_no_op() -> None:
 
         ctx = contextvars.copy_context()
         ctx.run(lambda: (_current.set(_Recording()), record(contexts="one string")))  # type: ignore[arg-type]
+
+
+def test_overload_is_a_503_with_retry_after(tiny_nli: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past max_pending, a guarded answer is refused at once with 503 + Retry-After (block mode), not queued."""
+    import threading
+
+    evaluator = Evaluator(nli=NLIScorer(tiny_nli))
+    gate = threading.Event()
+    check = evaluator.faithfulness_check
+    real = check.run  # type: ignore[union-attr]
+
+    def held(*args, **kwargs):  # type: ignore[no-untyped-def]
+        gate.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(check, "run", held)
+    app = Starlette(routes=[Route("/ask", ask, methods=["POST"])])
+    telemetry = Telemetry(CollectorRegistry(), route="ask", model="m")
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None), observer=telemetry, max_pending=1)
+    client = TestClient(GuardrailMiddleware(app, guard, routes=["/ask"]))
+    first = threading.Thread(target=lambda: client.post("/ask", json={"question": "q"}))
+    first.start()
+    time.sleep(0.3)
+    r = client.post("/ask", json={"question": "q"})
+    gate.set()
+    first.join(10)
+    assert r.status_code == 503 and r.headers["retry-after"] == "1"
+    assert r.json()["error"]["code"] == "overloaded"
+    assert telemetry.registry.get_sample_value("guardrail_check_errors_total",
+                                               {"route": "ask", "model": "m", "reason": "overload"}) == 1
