@@ -57,8 +57,9 @@ def overlap_absent(row: dict[str, Any]) -> float:
     return sum(w not in ctx for w in resp) / len(resp) if resp else 0.0
 
 
-def extract(model_dir: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    check = FaithfulnessCheck(NLIScorer(model_dir), FaithfulnessConfig(threshold=0.5), calibrator=None)
+def extract(model_dir: Path, rows: list[dict[str, Any]], question_context: str = "auto") -> list[dict[str, Any]]:
+    config = FaithfulnessConfig(threshold=0.5, question_context=question_context)  # type: ignore[arg-type]
+    check = FaithfulnessCheck(NLIScorer(model_dir), config, calibrator=None)
     out = []
     for r in rows:
         res = check.run(r.get("question", ""), r["contexts"], r["response"])
@@ -109,6 +110,8 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help="write the calibration fitted on all rows into MODEL/guardrail.json")
     ap.add_argument("--l2", type=float, default=1.0)
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--question-context", default="auto", choices=["auto", "always", "never"],
+                    help="how short answers are read (the shipped default is auto); use its own --cache per value")
     args = ap.parse_args()
 
     data: dict[str, list[dict[str, Any]]] = {name: load(name) for name in SETS}
@@ -117,7 +120,7 @@ def main() -> None:
         cache = {c["id"]: c for c in map(json.loads, args.cache.read_text().splitlines())}
     todo = [r for rows in data.values() for r in rows if r["id"] not in cache]
     if todo:
-        for c in extract(args.model, todo):
+        for c in extract(args.model, todo, args.question_context):
             cache[c["id"]] = c
         if args.cache:
             args.cache.parent.mkdir(parents=True, exist_ok=True)
@@ -143,7 +146,7 @@ def main() -> None:
         oof[te] = 1 - fit_predict(x[tr], supported[tr], x[te], args.l2)
         oof_two[te] = 1 - fit_predict(two[tr], supported[tr], two[te], args.l2)
 
-    print(f"model {args.model}; features {', '.join(FEATURES)} of the weakest sentence; {args.folds} folds by question, "
+    print(f"model {args.model}; question_context={args.question_context}; features {', '.join(FEATURES)} of the weakest sentence; {args.folds} folds by question, "
           "fitted on both sets pooled; AUROC for 'hallucinated' with 95% bootstrap intervals (questions resampled)")
     report: dict[str, Any] = {}
     for n in names:
