@@ -57,7 +57,7 @@ def overlap_absent(row: dict[str, Any]) -> float:
     return sum(w not in ctx for w in resp) / len(resp) if resp else 0.0
 
 
-def extract(model_dir: Path, rows: list[dict[str, Any]], question_context: str = "auto") -> list[dict[str, Any]]:
+def extract(model_dir: Path, rows: list[dict[str, Any]], question_context: str | None = None) -> list[dict[str, Any]]:
     config = FaithfulnessConfig(threshold=0.5, question_context=question_context)  # type: ignore[arg-type]
     check = FaithfulnessCheck(NLIScorer(model_dir), config, calibrator=None)
     out = []
@@ -110,8 +110,8 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help="write the calibration fitted on all rows into MODEL/guardrail.json")
     ap.add_argument("--l2", type=float, default=1.0)
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--question-context", default="auto", choices=["auto", "always", "never"],
-                    help="how short answers are read (the shipped default is auto); use its own --cache per value")
+    ap.add_argument("--question-context", default=None, choices=["fragments", "auto", "always", "never"],
+                    help="how short answers are read (default: the model's own setting); use its own --cache per value")
     args = ap.parse_args()
 
     data: dict[str, list[dict[str, Any]]] = {name: load(name) for name in SETS}
@@ -179,6 +179,7 @@ def main() -> None:
         path = args.model / "guardrail.json"
         meta = json.loads(path.read_text()) if path.exists() else {}
         meta.update({
+            "question_context": args.question_context or meta.get("question_context", "auto"),
             "threshold": round(float(threshold), 4),
             "calibration": cal.to_dict(),
             "calibration_fit": {"sets": names, "rows": len(rows), "row_feature": "weakest sentence",

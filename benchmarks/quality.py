@@ -87,7 +87,7 @@ def main() -> None:
     ap.add_argument("--backend", default="onnx", choices=["onnx", "torch"])
     ap.add_argument("--onnx-file")
     ap.add_argument("--mode", default="candidates", choices=["candidates", "exhaustive"])
-    ap.add_argument("--question-context", default="auto", choices=["auto", "always", "never"])
+    ap.add_argument("--question-context", default=None, choices=["fragments", "auto", "always", "never"])
     ap.add_argument("--top-k", type=int, default=FaithfulnessConfig().top_k)
     ap.add_argument("--threshold", type=float, help="faithfulness below this is flagged (default: the model's stored threshold, else 0.5)")
     ap.add_argument("--no-calibration", action="store_true", help="score with the raw NLI entailment only")

@@ -6,10 +6,11 @@ For each response sentence the score is the highest entailment probability over 
 context sentence inside it, entailment and contradiction probabilities, and cheap grounding
 signals (coverage, unsupported numbers/names).
 
-Short answers ("Delhi", "Yes, within 30 days") are not claims on their own. When the response is
-a single short sentence and a question is given, the hypothesis is "Q: {question} A: {answer}"
-("Q: Which city hosts the summit? A: Delhi"), the format of the reading-comprehension pairs the
-default model is trained on (measured in ``benchmarks/quality.py --question-context``).
+Answer fragments that are no claim on their own ("Yes, they can.", "No.") are read with the question:
+the hypothesis is "Q: {question} A: {answer}", the format of the yes/no and reading-comprehension pairs the
+default model is trained on. Other sentences, short ones ("Delhi") included, are judged alone by default: with
+the v2 model that separates right from wrong short answers better (NLI-only AUROC on HaluEval ``length_matched``
+0.774 alone vs 0.691 as "Q: ... A: ..."; ``benchmarks/calibration_cv.py --question-context``, see the model card).
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ from guardrail.text import (
     words,
 )
 
-QuestionContext = Literal["auto", "always", "never"]
-QUESTION_CONTEXTS: tuple[QuestionContext, ...] = ("auto", "always", "never")
+QuestionContext = Literal["fragments", "auto", "always", "never"]
+QUESTION_CONTEXTS: tuple[QuestionContext, ...] = ("fragments", "auto", "always", "never")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,10 @@ class FaithfulnessConfig:
     top_k: int = 4
     #: neighbouring sentences added on each side of a candidate sentence (while it fits)
     window: int = 1
-    question_context: QuestionContext = "auto"
+    #: which sentences are read as "Q: {question} A: {sentence}": "fragments" only those that are no claim on their
+    #: own ("Yes, they can.", "No."); "auto" also a single short answer ("Delhi"); "always"; "never". None: what the
+    #: model was calibrated with (``question_context`` in its guardrail.json; "auto" for models that do not say)
+    question_context: QuestionContext | None = None
     #: "auto": a single-sentence response of at most this many words is read with its question
     short_answer_words: int = 6
     #: a sentence is "supported" when its score reaches this; None = the model's stored threshold, else 0.5
@@ -69,7 +73,7 @@ class FaithfulnessConfig:
     def __post_init__(self) -> None:
         if self.mode not in PREMISE_MODES:
             raise ConfigurationError(f"mode must be one of {', '.join(PREMISE_MODES)}, got {self.mode!r}")
-        if self.question_context not in QUESTION_CONTEXTS:
+        if self.question_context is not None and self.question_context not in QUESTION_CONTEXTS:
             raise ConfigurationError(
                 f"question_context must be one of {', '.join(QUESTION_CONTEXTS)}, got {self.question_context!r}"
             )
@@ -176,6 +180,13 @@ class FaithfulnessCheck:
         self._calibrator = calibrator
 
     @property
+    def question_context(self) -> str:
+        """The question-context mode in use: the config's, else the one the model was calibrated with."""
+        if self.config.question_context is not None:
+            return self.config.question_context
+        return str(self.nli.metadata.get("question_context", "auto"))
+
+    @property
     def calibrator(self) -> Calibrator | None:
         """The model's stored calibration (``guardrail.json``) unless one was passed or disabled (None)."""
         if self._calibrator == "auto":
@@ -208,8 +219,10 @@ class FaithfulnessCheck:
             text = span.of(response)
             short = len(pieces) == 1 and len(words(text)) <= cfg.short_answer_words
             # "Yes, they can." is no claim alone: it is checked as the answer to the question, wherever it stands
-            fragment = bool(q) and cfg.question_context != "never" and is_answer_fragment(text)
-            use_q = bool(q) and (cfg.question_context == "always" or (cfg.question_context == "auto" and short) or fragment)
+            mode = self.question_context
+            fragment = bool(q) and mode != "never" and is_answer_fragment(text)
+            # measured (model card): short claims ("Delhi") are judged better alone than as "Q: ... A: Delhi"
+            use_q = bool(q) and (mode == "always" or (mode == "auto" and short) or fragment)
             hyp = qa_hypothesis(q, text) if use_q else text
             if use_q and tok.count(hyp) > hyp_budget:
                 hyp = text
