@@ -159,7 +159,13 @@ def prometheus(tiny_nli: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
             # the pass route also runs the response-relevance check (off by default), so its panel has data
             policy = Policy(action=action, faithfulness=threshold, retrieval_relevance=0.0,  # type: ignore[arg-type]
                             response_relevance=0.0 if route == "answers-pass" else None)
-            guard = Guard(evaluator, policy, observer=telemetry)
+            # a stand-in for the shadow LLM judge (tested for real in test_judge.py): its metrics feed the judge panels
+            tap = None
+            if route == "answers-pass":
+                def tap(q: str, c: object, a: str, t: Telemetry = telemetry) -> None:
+                    t.judge_score("context_adherence", 0.9)
+                    t.judge_drop()
+            guard = Guard(evaluator, policy, observer=telemetry, tap=tap)
             gateways[route] = stack.enter_context(serve(create_gateway(upstream, guard, telemetry), lifespan="on"))
         # the deploy rules, evaluated every second instead of every 30 s
         rules = (DEPLOY / "prometheus" / "guardrail.rules.yml").read_text().replace("interval: 30s", "interval: 1s")
