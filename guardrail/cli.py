@@ -125,6 +125,21 @@ def _print_table(results: Sequence[tuple[Record, Any]], out: TextIO, *, details:
             out.write(f"{'':<{w}}  {mark}  sentence {s.index + 1} \"{s.text}\": entailment {s.entailment:.2f}{contra}{where}{terms}\n")
 
 
+def env_threads() -> int | None:
+    """``GUARDRAIL_THREADS`` (onnxruntime intra-op threads), validated: a clear error, never a traceback."""
+    raw = os.environ.get("GUARDRAIL_THREADS", "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise InputError(f"GUARDRAIL_THREADS={raw!r} is not a whole number; set it to the number of threads "
+                         "(e.g. 2) or unset it") from None
+    if value < 1:
+        raise InputError(f"GUARDRAIL_THREADS={value} must be at least 1")
+    return value
+
+
 def _evaluator(args: argparse.Namespace) -> Any:
     from guardrail.checks.evaluator import CHECKS, Evaluator
     from guardrail.checks.faithfulness import FaithfulnessConfig
@@ -132,7 +147,7 @@ def _evaluator(args: argparse.Namespace) -> Any:
     from guardrail.scorers.nli import NLIScorer, default_nli_model
 
     checks = [c.strip() for c in args.checks.split(",")] if args.checks else list(CHECKS)
-    threads = int(os.environ["GUARDRAIL_THREADS"]) if os.environ.get("GUARDRAIL_THREADS") else None
+    threads = env_threads()
     nli = None
     if "faithfulness" in checks:
         model = args.nli_model or os.environ.get("GUARDRAIL_NLI_MODEL") or default_nli_model()
@@ -402,7 +417,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     if bool(args.upstream) == bool(args.demo):
         raise InputError("give either --upstream URL (an OpenAI-compatible base URL ending in /v1) or --demo")
-    threads = int(os.environ["GUARDRAIL_THREADS"]) if os.environ.get("GUARDRAIL_THREADS") else None
+    threads = env_threads()
     cfg = ServeConfig(
         upstream=args.upstream, demo=args.demo, policy_file=args.policy, action=args.action, on_error=args.on_error,
         nli_model=args.nli_model

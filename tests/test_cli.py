@@ -133,3 +133,9 @@ def test_check_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert code == 2 and "METRIC=VALUE" in err
     code, _, err = run_cli(["check", str(EXAMPLES), "--fail-under", "speed=0.5"], capsys)
     assert code == 2 and "faithfulness, retrieval_relevance" in err
+
+
+def test_bad_thread_setting_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GUARDRAIL_THREADS", "abc")
+    code, _, err = run_cli(["check", str(EXAMPLES)], capsys)
+    assert code == 2 and "GUARDRAIL_THREADS='abc' is not a whole number" in err
