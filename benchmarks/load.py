@@ -18,12 +18,12 @@ import time
 from typing import Any
 
 import httpx
+from middleware_overhead import served
 from prometheus_client import CollectorRegistry
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from stream_cost import served
 
 from guardrail.checks.evaluator import Evaluator
 from guardrail.guard import Guard

@@ -60,11 +60,12 @@ async def stream(request: Request) -> Response:
 
 
 @contextmanager
-def served(app):  # type: ignore[no-untyped-def]
+def served(app, lifespan: str = "off"):  # type: ignore[no-untyped-def]
+    """``app`` on a real uvicorn server on a free loopback port (shared by the benchmarks)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan=lifespan))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:

@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import statistics
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import httpx
-import uvicorn
+from middleware_overhead import served
 from prometheus_client import CollectorRegistry
 
 from guardrail.checks.evaluator import Evaluator
@@ -79,23 +76,6 @@ async def upstream(scope: dict[str, Any], receive: Any, send: Any) -> None:
     for piece in pieces:
         await send({"type": "http.response.body", "body": piece, "more_body": True})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
-@contextmanager
-def served(app: Any, lifespan: str = "off") -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan=lifespan))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def run(url: str, plan: str) -> tuple[float, list[float], str]:

@@ -131,15 +131,19 @@ def claims(judge: Judge, text: str, question: str = "") -> tuple[list[str], Usag
     return [c.strip() for c in reply.objects[0]["claims"] if c.strip()], reply.usage
 
 
+def _verified(judge: Judge, found: list[str], contexts: Sequence[str], prompt: str, key: str, item: str,
+              usage: Usage) -> list[dict[str, Any]]:
+    """One verdict ``{item: text, key: bool, "reason"}`` per statement, judged against the contexts."""
+    reply = judge.ask(prompt, check=_verdicts(key, len(found)), contexts=_docs(contexts), claims=_numbered(found))
+    usage.add(reply.usage)
+    return [{item: c, key: _truthy(v[key]), "reason": v.get("reason", "")} for c, v in zip(found, reply.objects[0]["verdicts"])]
+
+
 def faithfulness_claims(judge: Judge, s: Sample) -> MetricResult:
     found, usage = claims(judge, s.answer, s.question)
     if not found:
         return MetricResult("faithfulness_claims", None, "the answer makes no claims to verify", [], usage)
-    reply = judge.ask("verify_claims", check=_verdicts("supported", len(found)), contexts=_docs(s.contexts),
-                      claims=_numbered(found))
-    usage.add(reply.usage)
-    verdicts = [{"claim": c, "supported": _truthy(v["supported"]), "reason": v.get("reason", "")}
-                for c, v in zip(found, reply.objects[0]["verdicts"])]
+    verdicts = _verified(judge, found, s.contexts, "verify_claims", "supported", "claim", usage)
     score = formulas.share([v["supported"] for v in verdicts])
     bad = [v["claim"] for v in verdicts if not v["supported"]]
     reason = f"{sum(v['supported'] for v in verdicts)} of {len(verdicts)} claims supported"
@@ -216,11 +220,7 @@ def context_recall(judge: Judge, s: Sample) -> MetricResult:
     found, usage = claims(judge, s.reference or "", s.question)
     if not found:
         return MetricResult("context_recall", None, "the reference has no statements", [], usage)
-    reply = judge.ask("attributed_statements", check=_verdicts("attributed", len(found)), contexts=_docs(s.contexts),
-                      claims=_numbered(found))
-    usage.add(reply.usage)
-    verdicts = [{"statement": c, "attributed": _truthy(v["attributed"]), "reason": v.get("reason", "")}
-                for c, v in zip(found, reply.objects[0]["verdicts"])]
+    verdicts = _verified(judge, found, s.contexts, "attributed_statements", "attributed", "statement", usage)
     score = formulas.share([v["attributed"] for v in verdicts])
     return MetricResult("context_recall", score,
                         f"{sum(v['attributed'] for v in verdicts)} of {len(verdicts)} reference statements in the contexts",
