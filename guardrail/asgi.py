@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from contextvars import ContextVar
@@ -358,15 +359,19 @@ class _Exchange:
         await self.send(body)
 
 
-class _Responder:
+class _Responder(ABC):
+    """One strategy per kind of answer: what to do with the response start and each body piece."""
+
     def __init__(self, ex: _Exchange) -> None:
         self.ex = ex
 
+    @abstractmethod
     async def start(self, message: Message) -> None:
-        raise NotImplementedError
+        """The app's ``http.response.start``."""
 
+    @abstractmethod
     async def body(self, data: bytes, more: bool) -> None:
-        raise NotImplementedError
+        """One ``http.response.body`` piece (``more``: not the last)."""
 
 
 class _Passthrough(_Responder):

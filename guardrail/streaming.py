@@ -298,7 +298,7 @@ class ReleaseGate(Generic[Item]):
         self.stream = stream
         self.adapter = adapter
         self.start = start
-        self.pending: deque[Item] = deque()
+        self.pending: deque[tuple[Item, str]] = deque()  # held items with their text (read once)
         self.budget = 0  # released characters not yet delivered
         self.template: Item | None = None
         self.ttft: float | None = None
@@ -313,11 +313,11 @@ class ReleaseGate(Generic[Item]):
                 self.stream.stop(str(exc), "format")
                 return []
             self.stream.guard.error_verdict(exc, "", timings=Timings(0.0))  # delivered unchecked: logged, counted
-            self.pending.append(item)
+            self.pending.append((item, ""))
             return self._drain(final=False)
         if text and self.ttft is None:
             self.ttft = time.perf_counter() - self.start - self.checking
-        self.pending.append(item)
+        self.pending.append((item, text))
         if text:
             t0 = time.perf_counter()
             self.budget += len(self.stream.feed(text))
@@ -331,17 +331,13 @@ class ReleaseGate(Generic[Item]):
         a = self.adapter
         out: list[Item] = []
         while self.pending:
-            item = self.pending[0]
-            try:
-                text = a.content(item)
-            except UnreadableError:
-                text = ""  # fail_open: an unreadable item goes out unchecked, in its place
+            item, text = self.pending[0]
             finish = a.finish(item)
             if finish is not None and not final:
                 break  # the end of the answer goes out only once the whole answer passed
             if len(text) <= self.budget:
                 self.budget -= len(text)
-                out.append(self.pending.popleft())
+                out.append(self.pending.popleft()[0])
                 continue
             if split and self.budget > 0:
                 piece = a.with_content(item, text[: self.budget], None)

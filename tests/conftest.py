@@ -52,3 +52,16 @@ def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def tiny_nli2(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Entailment / not-entailment model."""
     return build_tiny_nli(tmp_path_factory.mktemp("tiny-nli2"), {0: "not_entailment", 1: "entailment"})
+
+
+def delay_faithfulness(evaluator: object, monkeypatch: pytest.MonkeyPatch, before: object) -> None:
+    """Make every faithfulness check of ``evaluator`` call ``before()`` first (wait on an event, sleep...), so a test
+    can hold checks in flight."""
+    check = evaluator.faithfulness_check  # type: ignore[attr-defined]
+    real = check.run
+
+    def delayed(*args, **kwargs):  # type: ignore[no-untyped-def]
+        before()  # type: ignore[operator]
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(check, "run", delayed)

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import delay_faithfulness
 from prometheus_client import CollectorRegistry
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -201,14 +202,7 @@ def test_overload_is_a_503_with_retry_after(tiny_nli: Path, monkeypatch: pytest.
 
     evaluator = Evaluator(nli=NLIScorer(tiny_nli))
     gate = threading.Event()
-    check = evaluator.faithfulness_check
-    real = check.run  # type: ignore[union-attr]
-
-    def held(*args, **kwargs):  # type: ignore[no-untyped-def]
-        gate.wait(10)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(check, "run", held)
+    delay_faithfulness(evaluator, monkeypatch, lambda: gate.wait(10))
     app = Starlette(routes=[Route("/ask", ask, methods=["POST"])])
     telemetry = Telemetry(CollectorRegistry(), route="ask", model="m")
     guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None), observer=telemetry, max_pending=1)

@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import delay_faithfulness
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -444,14 +445,7 @@ def test_admission_control_refuses_at_once_past_max_pending(evaluator: Evaluator
     import threading
 
     gate = threading.Event()
-    check = evaluator.faithfulness_check
-    real = check.run  # type: ignore[union-attr]
-
-    def held(*args, **kwargs):  # type: ignore[no-untyped-def]
-        gate.wait(10)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(check, "run", held)
+    delay_faithfulness(evaluator, monkeypatch, lambda: gate.wait(10))
     telemetry = Telemetry(CollectorRegistry(), route="chat", model="test-llm")
     g = Guard(evaluator, Policy(action="block", retrieval_relevance=None), observer=telemetry, max_workers=2, max_pending=2)
     with ThreadPoolExecutor(2) as pool:

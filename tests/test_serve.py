@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import llm_server
 import pytest
+from conftest import delay_faithfulness
 from prometheus_client import CollectorRegistry
 
 from guardrail.checks.evaluator import Evaluator
@@ -71,14 +72,7 @@ def test_build_app_and_app_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_shutdown_drains_flag_checks_and_closes(tiny_nli: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     evaluator = Evaluator(nli=NLIScorer(tiny_nli))
-    check = evaluator.faithfulness_check
-    real = check.run  # type: ignore[union-attr]
-
-    def slow(*args, **kwargs):  # type: ignore[no-untyped-def]
-        time.sleep(1.0)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(check, "run", slow)
+    delay_faithfulness(evaluator, monkeypatch, lambda: time.sleep(1.0))
     telemetry = Telemetry(CollectorRegistry(), route="gateway", model="fake")
     guard = Guard(evaluator, Policy(action="flag", retrieval_relevance=None), observer=telemetry)
     with llm_server.serve() as upstream:
