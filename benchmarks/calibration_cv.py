@@ -57,6 +57,50 @@ def overlap_absent(row: dict[str, Any]) -> float:
     return sum(w not in ctx for w in resp) / len(resp) if resp else 0.0
 
 
+def perturbed(rows: list[dict[str, Any]], seed: int = 13) -> list[dict[str, Any]]:
+    """Overlap-blind probes: each faithful row with one answer sentence changed using the context's own words.
+
+    A name swapped for another name of the context, a number for another number of the context, or the polarity
+    flipped (``guardrail.training.synthetic.negate``). Label 1 (unsupported); the group stays the source row's, so a
+    probe and its source fall in the same fold. Lexical overlap and length barely move, so only a reader of meaning
+    separates a probe from its source.
+    """
+    import random
+
+    from guardrail.text import split_sentences
+    from guardrail.training.synthetic import _NAME, _NUM, _swap, negate
+
+    rng = random.Random(seed)
+    out = []
+    for r in rows:
+        if int(r["label"]) != 0:
+            continue
+        ctx = " ".join(r["contexts"])
+        resp = r["response"]
+        spans = split_sentences(resp)
+        order = ["name", "number", "negate"]
+        rng.shuffle(order)
+        for span in rng.sample(spans, len(spans)):
+            sent = span.of(resp)
+            new = None
+            for kind in order:
+                if kind == "name":
+                    new = _swap(_NAME, " " + sent, sorted(set(_NAME.findall(ctx))), rng)
+                    new = new[1:] if new else None
+                elif kind == "number":
+                    new = _swap(_NUM, sent, sorted(set(_NUM.findall(ctx))), rng)
+                else:
+                    new = negate(sent)
+                if new and new != sent:
+                    break
+                new = None
+            if new:
+                out.append({**r, "id": f"{r['id']}~{kind}", "label": 1, "probe_of": r["id"], "probe": kind,
+                            "response": resp[: span.start] + new + resp[span.end :]})
+                break
+    return out
+
+
 def extract(model_dir: Path, rows: list[dict[str, Any]], question_context: str | None = None) -> list[dict[str, Any]]:
     config = FaithfulnessConfig(threshold=0.5, question_context=question_context)  # type: ignore[arg-type]
     check = FaithfulnessCheck(NLIScorer(model_dir), config, calibrator=None)
@@ -72,11 +116,11 @@ def extract(model_dir: Path, rows: list[dict[str, Any]], question_context: str |
     return out
 
 
-def row_x(feats: list[dict[str, float]], ents: list[float] | None = None) -> list[float]:
+def row_x(feats: list[dict[str, float]], features: tuple[str, ...] = FEATURES) -> list[float]:
     if not feats:  # nothing checkable: a neutral row
-        return [0.0] * len(FEATURES)
+        return [0.0] * len(features)
     weakest = min(range(len(feats)), key=lambda i: feats[i]["logit_entailment"])
-    return [feats[weakest][f] for f in FEATURES]
+    return [feats[weakest][f] for f in features]
 
 
 def folds(groups: np.ndarray, k: int, seed: int = 13) -> np.ndarray:
@@ -110,15 +154,25 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help="write the calibration fitted on all rows into MODEL/guardrail.json")
     ap.add_argument("--l2", type=float, default=1.0)
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--features", default=",".join(FEATURES), help=f"comma-separated subset of {', '.join(FEATURES)}")
+    ap.add_argument("--cap", type=float, default=None,
+                    help="contradiction cap: a sentence with contradiction >= CAP above its entailment scores at most "
+                         "entailment * (1 - contradiction) (stored with --write)")
+    ap.add_argument("--fit-probes", action="store_true",
+                    help="fit on the overlap-blind probes too (training folds only), not just score them")
     ap.add_argument("--question-context", default=None, choices=["fragments", "auto", "always", "never"],
                     help="how short answers are read (default: the model's own setting); use its own --cache per value")
     args = ap.parse_args()
+    features = tuple(f.strip() for f in args.features.split(",") if f.strip())
+    if set(features) - set(FEATURES):
+        ap.error(f"unknown features {sorted(set(features) - set(FEATURES))}; known: {', '.join(FEATURES)}")
 
     data: dict[str, list[dict[str, Any]]] = {name: load(name) for name in SETS}
+    probes: dict[str, list[dict[str, Any]]] = {name: perturbed(rows) for name, rows in data.items()}
     cache: dict[str, Any] = {}
     if args.cache and args.cache.exists():
         cache = {c["id"]: c for c in map(json.loads, args.cache.read_text().splitlines())}
-    todo = [r for rows in data.values() for r in rows if r["id"] not in cache]
+    todo = [r for part in (data, probes) for rows in part.values() for r in rows if r["id"] not in cache]
     if todo:
         for c in extract(args.model, todo, args.question_context):
             cache[c["id"]] = c
@@ -127,64 +181,97 @@ def main() -> None:
             args.cache.write_text("".join(json.dumps(c) + "\n" for c in cache.values()))
 
     names = list(SETS)
-    rows = [(n, r) for n in names for r in data[n]]
+    rows = [(n, r) for n in names for r in data[n]] + [(n, r) for n in names for r in probes[n]]
+    is_probe = np.array([r.get("probe_of") is not None for _, r in rows])
     y = np.array([int(r["label"]) == 1 for _, r in rows])  # True = hallucinated
-    groups = np.array([f"{n}:{group_of(str(r['id']))}" for n, r in rows])
+    groups = np.array([f"{n}:{group_of(str(r.get('probe_of') or r['id']))}" for n, r in rows])
     which = np.array([n for n, _ in rows])
-    x = np.array([row_x(cache[r["id"]]["features"]) for _, r in rows])
+    x = np.array([row_x(cache[r["id"]]["features"], features) for _, r in rows])
+    weakest = [row_x(cache[r["id"]]["features"], ("logit_entailment", "logit_contradiction")) for _, r in rows]
+    ent = sigmoid(np.array([w[0] for w in weakest]))
+    con = sigmoid(np.array([w[1] for w in weakest]))
     nli_only = np.array([1 - cache[r["id"]]["min_entailment"] for _, r in rows])
     length = np.array([len(r["response"].strip()) for _, r in rows], dtype=float)
     overlap = np.array([overlap_absent(r) for _, r in rows])
     two = np.column_stack([overlap, np.log1p(length)])
+    fit_rows = ~is_probe | args.fit_probes
     # the calibration may use lexical features too: the question is whether the model adds to them
     fold = folds(groups, args.folds)
     oof = np.zeros(len(rows))
     oof_two = np.zeros(len(rows))
     supported = ~y
     for k in range(args.folds):
-        tr, te = fold != k, fold == k
+        tr, te = (fold != k) & fit_rows, fold == k
         oof[te] = 1 - fit_predict(x[tr], supported[tr], x[te], args.l2)
         oof_two[te] = 1 - fit_predict(two[tr], supported[tr], two[te], args.l2)
 
-    print(f"model {args.model}; question_context={args.question_context}; features {', '.join(FEATURES)} of the weakest sentence; {args.folds} folds by question, "
-          "fitted on both sets pooled; AUROC for 'hallucinated' with 95% bootstrap intervals (questions resampled)")
+    def capped(unsupported: np.ndarray) -> np.ndarray:
+        if args.cap is None:
+            return unsupported
+        hit = (con >= args.cap) & (con > ent)
+        return np.where(hit, np.maximum(unsupported, 1 - ent * (1 - con)), unsupported)
+
+    oof = capped(oof)
+    print(f"model {args.model}; question_context={args.question_context}; features {', '.join(features)} of the weakest "
+          f"sentence; contradiction cap {args.cap}; {args.folds} folds by question, fitted on both sets pooled"
+          f"{' and their probes' if args.fit_probes else ''}; AUROC for 'hallucinated' with 95% bootstrap intervals "
+          "(questions resampled)")
     report: dict[str, Any] = {}
+    scores = [("calibrated, out of fold", oof), ("NLI only (1 - min sentence entailment)", nli_only),
+              ("baseline: overlap + log length logistic, out of fold", oof_two),
+              ("baseline: lexical overlap (absent share)", overlap), ("baseline: answer length", length)]
     for n in names:
-        m = which == n
+        m = (which == n) & ~is_probe
         print(f"{n} ({int(m.sum())} rows, {int(y[m].sum())} hallucinated):")
-        for label, score in [("calibrated, out of fold", oof), ("NLI only (1 - min sentence entailment)", nli_only),
-                             ("baseline: overlap + log length logistic, out of fold", oof_two),
-                             ("baseline: lexical overlap (absent share)", overlap), ("baseline: answer length", length)]:
+        for label, score in scores:
             print(line(label, score[m], y[m], groups[m]))
         report[n] = {"calibrated_oof": auroc(oof[m], y[m]), "nli_only": auroc(nli_only[m], y[m]),
                      "two_feature_oof": auroc(oof_two[m], y[m]), "overlap": auroc(overlap[m], y[m]),
                      "length": auroc(length[m], y[m])}
+    threshold = best_threshold(1 - oof[~is_probe], supported[~is_probe])
+    bal = balanced_accuracy((1 - oof[~is_probe]) >= threshold, supported[~is_probe])
+    print("overlap-blind probes: each faithful row against itself with one name, number or polarity changed using the "
+          "context's words (benchmarks/calibration_cv.py perturbed); AUROC, and the share of probes that pass the threshold:")
+    for n in names:
+        src = {str(r["probe_of"]) for m, (nn, r) in zip(is_probe, rows) if m and nn == n}
+        m = (which == n) & (is_probe | np.array([str(r["id"]) in src for _, r in rows]))
+        print(f"{n} probes ({int((m & is_probe).sum())} probes of {len(src)} faithful rows):")
+        for label, score in scores:
+            print(line(label, score[m], y[m], groups[m]))
+        passed = float(((1 - oof[m & is_probe]) >= threshold).mean())
+        print(f"  probes passing the calibrated threshold: {passed:.3f}")
+        report[f"{n}_probes"] = {"calibrated_oof": auroc(oof[m], y[m]), "nli_only": auroc(nli_only[m], y[m]),
+                                 "two_feature_oof": auroc(oof_two[m], y[m]), "overlap": auroc(overlap[m], y[m]),
+                                 "length": auroc(length[m], y[m]), "probes_passing": passed}
     print("transfer (fitted on one set only, scored on the other):")
     for a, b in [(names[0], names[1]), (names[1], names[0])]:
-        tr, te = which == a, which == b
-        s = 1 - fit_predict(x[tr], supported[tr], x[te], args.l2)
+        tr, te = (which == a) & fit_rows, (which == b) & ~is_probe
+        s = capped(np.zeros(len(rows)))
+        s[te] = 1 - fit_predict(x[tr], supported[tr], x[te], args.l2)
+        s = capped(s)
         s2 = 1 - fit_predict(two[tr], supported[tr], two[te], args.l2)
-        print(line(f"calibrated {a} -> {b}", s, y[te], groups[te]))
+        print(line(f"calibrated {a} -> {b}", s[te], y[te], groups[te]))
         print(line(f"overlap + length {a} -> {b}", s2, y[te], groups[te]))
-    threshold = best_threshold(1 - oof, supported)
-    bal = balanced_accuracy((1 - oof) >= threshold, supported)
-    print(f"threshold on the out-of-fold support score: {threshold:.4f} (balanced accuracy {bal:.3f}, pooled)")
+    print(f"threshold on the out-of-fold support score: {threshold:.4f} (balanced accuracy {bal:.3f}, pooled dev rows)")
     if args.write:
-        mu, sd = x.mean(0), x.std(0) + 1e-9
-        w, b = fit_logistic(((x - mu) / sd).tolist(), supported.astype(int).tolist(), l2=args.l2)
+        xf, yf = x[fit_rows], supported[fit_rows]
+        mu, sd = xf.mean(0), xf.std(0) + 1e-9
+        w, b = fit_logistic(((xf - mu) / sd).tolist(), yf.astype(int).tolist(), l2=args.l2)
         # fold the standardisation into the weights: the runtime calibrator takes raw features
         weights = [wi / si for wi, si in zip(w, sd)]
         bias = b - sum(wi * mi / si for wi, mi, si in zip(w, mu, sd))
-        cal = Calibrator(FEATURES, tuple(weights), bias)
+        cal = Calibrator(features, tuple(weights), bias, args.cap)
         path = args.model / "guardrail.json"
         meta = json.loads(path.read_text()) if path.exists() else {}
+        command = f"python benchmarks/calibration_cv.py MODEL --features {','.join(features)}"
+        command += (f" --cap {args.cap}" if args.cap is not None else "") + (" --fit-probes" if args.fit_probes else "")
         meta.update({
             "question_context": args.question_context or meta.get("question_context", "auto"),
             "threshold": round(float(threshold), 4),
             "calibration": cal.to_dict(),
-            "calibration_fit": {"sets": names, "rows": len(rows), "row_feature": "weakest sentence",
-                                "l2": args.l2, "out_of_fold_auroc": report,
-                                "command": f"python benchmarks/calibration_cv.py {args.model} --write"},
+            "calibration_fit": {"sets": names, "rows": int(fit_rows.sum()), "row_feature": "weakest sentence",
+                                "probes_in_fit": bool(args.fit_probes), "l2": args.l2, "out_of_fold_auroc": report,
+                                "command": command + " --write"},
         })
         path.write_text(json.dumps(meta, indent=2) + "\n")
         print(f"wrote calibration and threshold to {path}")

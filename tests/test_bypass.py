@@ -341,12 +341,22 @@ def test_scripts_the_model_cannot_judge_are_blocked(gw: tuple[str, Telemetry], a
     assert r.status_code == 400 and "script the model was not trained on" in r.json()["error"]["message"]
 
 
-@pytest.mark.xfail(strict=True, reason="the shipped model still reads 'Q: Can gift cards be returned? A: Yes, they can.' "
-                                       "as supported by 'Gift cards cannot be returned.' (yes/no polarity; model card)")
 def test_yes_no_fragment_is_judged_with_the_question(gw: tuple[str, Telemetry]) -> None:
     url, _ = gw
     r = post(url, script(dumps(chat("Sure! Yes, they can."))), question="Can gift cards be returned?")
     assert r.status_code == 400
+    good = script(dumps(chat("No, they cannot.")))
+    assert_delivered(post(url, good, question="Can gift cards be returned?"), good)
+
+
+@pytest.mark.parametrize("answer", ["Gift cards can be returned.", "Yes, gift cards can be returned within 30 days.",
+                                    "Refunds are not issued to the original payment method."])
+def test_polarity_flip_built_from_context_words_is_blocked(gw: tuple[str, Telemetry], answer: str) -> None:
+    # every word is in the context, so lexical signals say "supported": the model's contradiction must decide
+    url, _ = gw
+    assert_blocked(post(url, script(dumps(chat(answer)))))
+    copy = script(dumps(chat("Gift cards cannot be returned. " + GOOD2)))  # copies of context sentences pass
+    assert_delivered(post(url, copy), copy)
 
 
 # --------------------------------------------------------------------------- requests that once crashed

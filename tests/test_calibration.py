@@ -66,3 +66,41 @@ def test_calibrate_writes_model_metadata_used_by_the_check(tiny_nli: Path, tmp_p
     assert bad.sentences[0].unsupported_terms == ("1982",)
     uncal = FaithfulnessCheck(NLIScorer(model), calibrator=None).run("", ctx, "The library opened in 1965.")
     assert not uncal.calibrated and uncal.score == uncal.nli_score == good.nli_score
+
+
+def test_contradicted_sentence_never_passes_on_lexical_signals() -> None:
+    # weights that trust word overlap a lot: without the cap a contradicted copy-with-a-flip scores high
+    cal = Calibrator(FEATURES, (0.1, -0.1, 1.0, 4.0, -2.0, -2.5, 0.0), -1.0)
+    feats = sentence_features(0.07, 0.93, 1.0, 1.0, False, 0.0, 27)
+    assert cal(feats) > 0.9
+    capped = Calibrator(cal.features, cal.weights, cal.bias, contradiction_cap=0.5)
+    assert capped(feats, 0.07, 0.93) == pytest.approx(0.07 * 0.07)
+    # whatever the two probabilities, a sentence read as contradicted (>= cap, above entailment) stays <= 0.25
+    for ent, con in [(0.49, 0.51), (0.3, 0.5), (0.0, 1.0), (0.45, 0.55)]:
+        assert capped(sentence_features(ent, con, 1.0, 1.0, False), ent, con) <= 0.25
+    # below the cap, or entailed more than contradicted, or a 2-label model: the fitted score is kept
+    for ent, con in [(0.55, 0.45), (0.2, 0.4), (0.5, None)]:
+        f = sentence_features(ent, con, 1.0, 1.0, False)
+        assert capped(f, ent, con) == cal(f)
+    assert Calibrator.from_dict(capped.to_dict()) == capped
+    with pytest.raises(ModelLoadError, match="contradiction_cap"):
+        Calibrator.from_dict({**cal.to_dict(), "contradiction_cap": 2})
+
+
+def test_shipped_calibration_blocks_contradictions_and_keeps_verbatim_copies() -> None:
+    from guardrail import default_nli_model
+
+    check = FaithfulnessCheck(NLIScorer(default_nli_model()))
+    assert check.calibrator is not None and check.calibrator.contradiction_cap is not None
+    ctx = ["Items can be returned within 30 days of delivery. Gift cards cannot be returned. "
+           "Refunds are issued to the original payment method within 5 business days."]
+    flipped = check.run("Can gift cards be returned?", ctx, "Gift cards can be returned.").sentences[0]
+    assert flipped.contradiction is not None and flipped.contradiction > 0.5
+    assert not flipped.supported and flipped.score is not None and flipped.score <= 0.25
+    # a word-for-word copy of a context sentence is supported even where the passage's negation sways the model
+    copy = check.run("How are refunds paid?", ctx,
+                     "refunds are issued to the original payment method  within 5 business days").sentences[0]
+    assert copy.verbatim and copy.supported and copy.score == 1.0
+    # a copy of only part of a sentence, or with a word changed, is not verbatim
+    part = check.run("How are refunds paid?", ctx, "Refunds are issued within 5 business days.").sentences[0]
+    assert not part.verbatim

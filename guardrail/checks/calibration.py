@@ -13,6 +13,12 @@ Features of a sentence (all visible in its evidence):
 
 The last two are the lexical signals of the trivial baselines (lexical overlap, answer length): with them in the
 fit, the calibrated score beats the two-feature overlap + length logistic only where the NLI model adds to them.
+
+Lexical signals must never lift a sentence the model reads as contradicted: "Gift cards can be returned." against
+"Gift cards cannot be returned." has every word in the context. With ``contradiction_cap`` set, a sentence whose
+contradiction probability reaches the cap and exceeds its entailment scores at most
+``entailment * (1 - contradiction)``: with a cap of 0.5 that is at most 0.25, below any threshold the calibration fit
+has produced, so a sentence the model reads as contradicted never passes, however many of its words the context has.
 """
 
 from __future__ import annotations
@@ -60,6 +66,8 @@ class Calibrator:
     features: tuple[str, ...]
     weights: tuple[float, ...]
     bias: float
+    #: contradiction probability from which a contradicted sentence scores at most its entailment (None: no cap)
+    contradiction_cap: float | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Calibrator":
@@ -72,14 +80,29 @@ class Calibrator:
         unknown = set(features) - set(FEATURES)
         if unknown or len(features) != len(weights):
             raise ModelLoadError(f"calibration features {features} do not match weights or known features {FEATURES}")
-        return cls(features, weights, bias)
+        cap = data.get("contradiction_cap")
+        if cap is not None and not (isinstance(cap, (int, float)) and 0 < cap <= 1):
+            raise ModelLoadError(f"invalid contradiction_cap {cap!r} in guardrail.json; expected a probability in (0, 1]")
+        return cls(features, weights, bias, None if cap is None else float(cap))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"features": list(self.features), "weights": list(self.weights), "bias": self.bias}
+        out: dict[str, Any] = {"features": list(self.features), "weights": list(self.weights), "bias": self.bias}
+        if self.contradiction_cap is not None:
+            out["contradiction_cap"] = self.contradiction_cap
+        return out
 
-    def __call__(self, features: Mapping[str, float]) -> float:
+    def __call__(self, features: Mapping[str, float], entailment: float | None = None,
+                 contradiction: float | None = None) -> float:
         z = self.bias + sum(w * features[f] for f, w in zip(self.features, self.weights))
-        return 1.0 / (1.0 + math.exp(-z)) if z > -500 else 0.0
+        p = 1.0 / (1.0 + math.exp(-z)) if z > -500 else 0.0
+        return self.cap(p, entailment, contradiction)
+
+    def cap(self, score: float, entailment: float | None, contradiction: float | None) -> float:
+        """``score``, or at most ``entailment * (1 - contradiction)`` when the model reads the sentence as contradicted."""
+        if (self.contradiction_cap is None or entailment is None or contradiction is None
+                or math.isnan(contradiction) or contradiction < self.contradiction_cap or contradiction <= entailment):
+            return score
+        return min(score, entailment * (1.0 - contradiction))
 
 
 def fit_logistic(x: Sequence[Sequence[float]], y: Sequence[int], *, l2: float = 1.0, iters: int = 50) -> tuple[list[float], float]:

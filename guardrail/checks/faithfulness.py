@@ -15,6 +15,7 @@ the v2 model that separates right from wrong short answers better (NLI-only AURO
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -125,6 +126,8 @@ class SentenceEvidence:
     unsupported_terms: tuple[str, ...]
     premises_checked: int
     supported: bool | None
+    #: the sentence repeats a whole context sentence word for word: supported whatever the model reads (score 1.0)
+    verbatim: bool = False
 
     @property
     def checked(self) -> bool:
@@ -157,6 +160,7 @@ class _Item:
     text: str
     hypothesis: str
     check: bool
+    fragment: bool = False
 
 
 class FaithfulnessCheck:
@@ -227,7 +231,7 @@ class FaithfulnessCheck:
             if use_q and tok.count(hyp) > hyp_budget:
                 hyp = text
             check = len(pieces) == 1 or is_claim(text) or fragment
-            items.append(_Item(span, text, hyp, check))
+            items.append(_Item(span, text, hyp, check, fragment))
         return items
 
     def run(self, question: str, contexts: Sequence[str], response: str) -> FaithfulnessResult:
@@ -248,6 +252,7 @@ class FaithfulnessCheck:
         calibrator = self.calibrator
         threshold = self.threshold
         ctx_tokens: set[str] | None = None
+        copies: frozenset[str] | None = None
 
         pair_ids: dict[tuple[str, str], int] = {}
         per_item: list[list[tuple[int, Premise]]] = []
@@ -300,7 +305,17 @@ class FaithfulnessCheck:
                 if ctx_tokens is None:
                     ctx_tokens = set(tokens(" ".join(contexts))) if "absent" in calibrator.features else set()
                 score = calibrator(sentence_features(entailment, contradiction, cov, ctx_cov, bool(terms),
-                                                     absent_share(it.text, ctx_tokens), len(it.text)))
+                                                     absent_share(it.text, ctx_tokens), len(it.text)),
+                                   entailment, contradiction)
+            verbatim = False
+            if not it.fragment and len(words(it.text)) >= 3:
+                if copies is None:
+                    copies = frozenset(_verbatim_key(sp.of(c)) for c in contexts for sp in split_sentences(c))
+                # a word-for-word copy of a whole context sentence says what the context says: the model's reading
+                # of it (a negation elsewhere in the passage can pull a copy towards "contradicted") does not count
+                verbatim = _verbatim_key(it.text) in copies
+                if verbatim:
+                    score = 1.0
             scores.append(score)
             nli_scores.append(entailment)
             evidence.append(
@@ -321,6 +336,7 @@ class FaithfulnessCheck:
                     unsupported_terms=terms,
                     premises_checked=len(refs),
                     supported=score >= threshold,
+                    verbatim=verbatim,
                 )
             )
         return FaithfulnessResult(
@@ -362,6 +378,15 @@ def _fit_units(
             seen.add(key)
             deduped.append(unit)
     return deduped
+
+
+_PUNCT_EDGE = re.compile(r"^[\W_]+|[\W_]+$")
+_SPACE = re.compile(r"\s+")
+
+
+def _verbatim_key(sentence: str) -> str:
+    """A sentence as compared for a word-for-word copy: case, runs of spaces and edge punctuation ignored."""
+    return _SPACE.sub(" ", _PUNCT_EDGE.sub("", sentence.lower()))
 
 
 def _validate(question: str, contexts: Sequence[str], response: str, cfg: FaithfulnessConfig) -> None:

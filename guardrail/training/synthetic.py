@@ -207,3 +207,51 @@ def hard_negatives(pairs: Sequence[Pair], n: int, *, seed: int = 13) -> list[Pai
             continue
         out.append(Pair(src.premise, new, label, two_way, f"hard_{kind}", f"{src.dataset}:{src.id}:{len(out)}"))
     return out
+
+
+def negation_contexts(pairs: Sequence[Pair], n: int, *, seed: int = 13) -> list[Pair]:
+    """Up to ``n`` pairs whose premise holds an unrelated negated sentence, so that a negation in the context is no
+    cue for the label of a claim about something else (the shortcut v2's first run learnt from its hard negatives).
+
+    For an entailed pair (P, H) and a sentence N with a negation ("Gift cards cannot be returned.") taken from another
+    premise, the premise is P and N in random order. Hypotheses, in equal shares:
+    - H (entailed), and H with its polarity flipped (contradiction);
+    - N itself (entailed: a copied context sentence is supported, negated or not), and N flipped (contradiction).
+    """
+    rng = random.Random(seed)
+    entailed = [p for p in pairs if p.label == 0 and len(p.hypothesis.split()) >= 4 and not p.hypothesis.startswith("Q: ")]
+    if not entailed:
+        return []
+    negated: list[str] = []
+    for p in rng.sample(entailed, min(len(entailed), 20000)):
+        for span in split_sentences(p.premise):
+            s = span.of(p.premise)
+            if 5 <= len(s.split()) <= 40 and any(pattern.search(s) for pattern, _ in _NEGATED):
+                negated.append(s)
+    if not negated:
+        return []
+    out: list[Pair] = []
+    attempts = 0
+    while len(out) < n and attempts < n * 10:
+        attempts += 1
+        src = rng.choice(entailed)
+        neg = rng.choice(negated)
+        if neg in src.premise:
+            continue
+        parts = [src.premise, neg]
+        rng.shuffle(parts)
+        premise = " ".join(parts)
+        kind = rng.choice(["claim", "claim_flip", "copy", "copy_flip"])
+        hyp: str | None
+        if kind == "claim":
+            hyp, label = src.hypothesis, 0
+        elif kind == "claim_flip":
+            hyp, label = negate(src.hypothesis), 2
+        elif kind == "copy":
+            hyp, label = neg, 0
+        else:
+            hyp, label = negate(neg), 2
+        if not hyp:
+            continue
+        out.append(Pair(premise, hyp, label, False, f"negctx_{kind}", f"{src.dataset}:{src.id}:{len(out)}"))
+    return out

@@ -52,6 +52,8 @@ class TrainConfig:
     corpus_pairs: int = 0
     #: contradictions made from the mix's own entailed pairs: negation, swapped numbers, dates, units, names
     hard_negatives: int = 0
+    #: pairs whose premise holds an unrelated negated sentence (claim and copies, entailed and flipped)
+    negation_contexts: int = 0
     #: bf16 autocast around forward and loss (fp32 master weights); "auto" = on where the CPU has bf16 units
     bf16: bool | str = "auto"
     #: keep the word-embedding matrix fixed (half of MiniLM's parameters; the optimizer step gets ~4x cheaper)
@@ -338,7 +340,12 @@ def build_training_mix(cfg: TrainConfig) -> Mix:
         # made from training pairs only (held-out premises never leak in), and trained on only: the held-out split
         # stays the pool's own rows, comparable across runs
         mix.train.extend(hard_negatives(mix.train, cfg.hard_negatives, seed=cfg.seed))
-    if cfg.corpus or cfg.hard_negatives:
+    if cfg.negation_contexts:
+        from guardrail.training.synthetic import negation_contexts
+
+        base = [p for p in mix.train if not p.dataset.startswith("hard_")]
+        mix.train.extend(negation_contexts(base, cfg.negation_contexts, seed=cfg.seed + 1))
+    if cfg.corpus or cfg.hard_negatives or cfg.negation_contexts:
         random.Random(cfg.seed).shuffle(mix.train)
     return mix
 
