@@ -425,6 +425,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         model_label=args.model_label, timeout=args.timeout, threads=threads,
         upstream_api_key=os.environ.get("GUARDRAIL_UPSTREAM_API_KEY"), multiprocess=args.workers > 1,
         judge_model=args.judge_model, judge_base_url=args.judge_base_url,
+        judge_api_key=os.environ.get("GUARDRAIL_JUDGE_API_KEY"),
         judge_metrics=tuple(m.strip() for m in args.judge_metrics.split(",") if m.strip()), judge_rate=args.judge_rate,
     )
     target = "the built-in demo upstream" if args.demo else args.upstream

@@ -290,6 +290,8 @@ class ServeConfig:
     #: shadow LLM judging of a sampled share of answers (off without a judge model)
     judge_model: str | None = None
     judge_base_url: str | None = None
+    #: read from $GUARDRAIL_JUDGE_API_KEY by the CLI (the environment is read there only)
+    judge_api_key: str | None = None
     judge_metrics: tuple[str, ...] = ("context_adherence",)
     judge_rate: float = 0.1
 
@@ -324,7 +326,7 @@ def build_app(cfg: ServeConfig) -> GuardrailMiddleware:
         from guardrail.judge.client import Judge
         from guardrail.judge.shadow import ShadowJudge
 
-        judge = Judge(cfg.judge_model, base_url=cfg.judge_base_url, api_key=os.environ.get("GUARDRAIL_JUDGE_API_KEY"))
+        judge = Judge(cfg.judge_model, base_url=cfg.judge_base_url, api_key=cfg.judge_api_key)
         shadow = ShadowJudge(judge, list(cfg.judge_metrics), rate=cfg.judge_rate, embedder=embedder,
                              on_score=telemetry.judge_score, on_drop=telemetry.judge_drop, on_error=telemetry.judge_error)
     guard = Guard(evaluator, policy, observer=telemetry, tap=shadow.submit if shadow is not None else None)

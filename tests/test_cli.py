@@ -139,3 +139,21 @@ def test_bad_thread_setting_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, ca
     monkeypatch.setenv("GUARDRAIL_THREADS", "abc")
     code, _, err = run_cli(["check", str(EXAMPLES)], capsys)
     assert code == 2 and "GUARDRAIL_THREADS='abc' is not a whole number" in err
+
+
+def test_calibrate_input_errors_are_clear(tiny_nli: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    row = {"question": "q", "contexts": ["Items can be returned within 30 days."],
+           "response": "Items can be returned within 30 days.", "label": 0}
+    one_label = tmp_path / "faithful_only.jsonl"
+    one_label.write_text("".join(json.dumps(row) + "\n" for _ in range(4)))
+    code, _, err = run_cli(["calibrate", str(tiny_nli), "--bench", str(one_label)], capsys)
+    assert code == 2 and "found 4 faithful (label 0) and 0 unsupported (label 1)" in err and "Traceback" not in err
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(json.dumps(row) + "\n" + '{"contexts": ["a"], "response": "b"}\n')
+    code, _, err = run_cli(["calibrate", str(tiny_nli), "--bench", str(broken)], capsys)
+    assert code == 2 and f"{broken}:2: missing label" in err
+    broken.write_text('{"oops\n')
+    code, _, err = run_cli(["calibrate", str(tiny_nli), "--bench", str(broken)], capsys)
+    assert code == 2 and f"{broken}:1: not a JSON object" in err
+    code, _, err = run_cli(["calibrate", str(tiny_nli), "--bench", str(tmp_path / "nope.jsonl")], capsys)
+    assert code == 2 and "no such file" in err

@@ -40,6 +40,12 @@ def test_readme_block_runs(index: int, tmp_path: Path, demo_gateway: str) -> Non
                               capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() or "app = " in BLOCKS[index]
+    if "GuardedChain(" in BLOCKS[index]:  # LangChain: the faithful answer passes, the made-up one is blocked
+        assert "pass -> Items can be returned within 30 days of delivery." in proc.stdout
+        assert "block -> sentence 2" in proc.stdout and "1 TTFT series" in proc.stdout
+    if "GuardedQueryEngine(" in BLOCKS[index]:  # LlamaIndex: the same through its query engine and evaluator
+        assert "pass -> Items can be returned within 30 days of delivery." in proc.stdout
+        assert "evaluator passing: False" in proc.stdout and "block -> sentence 1" in proc.stdout
     if "GUARDRAIL_URL" in BLOCKS[index]:  # the demo shows all three outcomes
         assert "passed: Acme Outfitters accepts returns within 30 days" in proc.stdout
         assert "blocked:" in proc.stdout and "finish_reason: content_filter" in proc.stdout

@@ -147,7 +147,7 @@ def test_micro_batcher_merges_concurrent_calls_without_changing_scores(tiny_nli:
     premises = [f"Premise number {i} says that item {i} ships in {i} days." * (1 + i % 3) for i in range(24)]
     hypotheses = [f"Item {i} ships {'fast' if i % 2 else 'slowly'}." for i in range(24)]
     direct = NLIScorer(tiny_nli)
-    merged = NLIScorer(tiny_nli, micro_batch=True)
+    merged = NLIScorer(tiny_nli, micro_batch=True, batch_size=8)  # batch_size 1 (default) never merges rows
     expected = [direct.predict([p], [h]) for p, h in zip(premises, hypotheses)]
     got: dict[int, object] = {}
     barrier = threading.Barrier(24)
@@ -166,5 +166,30 @@ def test_micro_batcher_merges_concurrent_calls_without_changing_scores(tiny_nli:
         np.testing.assert_allclose(got[i].contradiction, e.contradiction, atol=1e-5)  # type: ignore[attr-defined]
     batcher = merged._load()[2]
     assert batcher.jobs == 24 and batcher.forward_passes < 24  # calls shared forward passes
-    emb, emb_b = EmbeddingScorer(), EmbeddingScorer(micro_batch=True)
-    np.testing.assert_allclose(emb.embed(premises[:3]), emb_b.embed(premises[:3]), atol=1e-5)
+    emb, emb_b = EmbeddingScorer(), EmbeddingScorer(micro_batch=True)  # one text a pass: the runner serialises
+    np.testing.assert_array_equal(emb.embed(premises[:3]), emb_b.embed(premises[:3]))
+
+
+def test_shipped_int8_scores_do_not_depend_on_batch_mates() -> None:
+    # dynamically quantized int8 models compute one activation scale per batch tensor: by default every text runs
+    # alone, so its score is a function of the text (bit for bit), whatever shares the call or the micro-batcher
+    from guardrail.checks.evaluator import Evaluator
+    from guardrail.scorers.nli import default_nli_model
+
+    emb, nli = EmbeddingScorer(), NLIScorer(default_nli_model())
+    q = "How long do I have to return an item?"
+    odd = "Zebras 999 xylophone quantum 12345 ### " * 3
+    assert np.array_equal(emb.embed([q])[0], emb.embed([q, odd, "How long do I have to return a thing?"])[0])
+    pair = (["Items can be returned within 30 days."], ["You can return items for 30 days."])
+    alone = nli.predict(*pair)
+    crowded = nli.predict(pair[0] + [odd, "Gift cards cannot be returned. " * 8], pair[1] + ["Gift cards can.", odd])
+    assert alone.entailment[0] == crowded.entailment[0] and alone.contradiction[0] == crowded.contradiction[0]
+    batched = NLIScorer(default_nli_model(), batch_size=16).predict(pair[0] + [odd], pair[1] + [odd])
+    assert abs(float(batched.entailment[0]) - float(alone.entailment[0])) < 0.05  # close, not exact: why batch 1
+    # the same question and chunks: the same retrieval relevance whatever the answer and the checks that run
+    ctx = ["Items can be returned within 30 days of delivery.", "Gift cards cannot be returned."]
+    full = Evaluator(nli=nli, embedder=emb)
+    seen = {full.evaluate(q, ctx, answer).retrieval.top for answer in
+            ["You have 30 days.", "Returns are accepted for a month, except gift cards which cannot be returned at all."]}
+    seen.add(Evaluator(embedder=emb, checks=["retrieval_relevance"]).evaluate(q, ctx, "x").retrieval.top)
+    assert len(seen) == 1

@@ -29,6 +29,9 @@ class EmbeddingScorer:
 
     A text longer than ``max_length`` tokens is split into overlapping token windows whose
     embeddings are averaged (then re-normalised), so nothing is truncated.
+    ``batch_size=1`` (the default) embeds each text in its own forward pass, so its vector is a function of the text
+    alone (see :class:`guardrail.scorers.nli.NLIScorer`): the same question and chunks get the same retrieval relevance
+    whatever the answer, the other checks or the concurrent requests are.
     """
 
     def __init__(
@@ -36,7 +39,7 @@ class EmbeddingScorer:
         model: str | Path | None = None,
         *,
         backend: str = "onnx",
-        batch_size: int = 64,
+        batch_size: int = 1,
         max_length: int | None = None,
         threads: int | None = None,
         onnx_file: str | None = None,
@@ -75,7 +78,8 @@ class EmbeddingScorer:
                 if self.micro_batch:
                     from guardrail.scorers.batching import MicroBatcher
 
-                    backend = MicroBatcher(backend, max_batch=max(self.batch_size, 64))
+                    # rows of different callers share a pass only when batch_size allows it (see batch_size)
+                    backend = MicroBatcher(backend, max_batch=1 if self.batch_size == 1 else max(self.batch_size, 64))
                 self._loaded = (tokenizer, backend, max_length)
             return self._loaded
 

@@ -83,7 +83,12 @@ class NLIScorer:
 
     ``model`` is a local directory or a hub id (needs network). The label order comes from the
     model's ``config.json``. Loading is lazy and thread-safe: the model loads on first use.
-    Batches are length-sorted and padded to their longest row only.
+
+    ``batch_size=1`` (the default) runs each pair in its own forward pass, so a pair's probabilities are a function of
+    the pair alone: int8 models quantized dynamically compute one activation scale per batch tensor, and in a shared
+    batch a pair's entailment moves by up to ~0.02 with its batch mates and their padding (and a verdict near the
+    threshold with it). Measured on the shipped model: 1.08x the time of length-sorted batches of 16, because nothing
+    is padded. Larger values batch length-sorted rows (padded to their longest) for throughput over exactness.
     """
 
     def __init__(
@@ -91,7 +96,7 @@ class NLIScorer:
         model: str | Path,
         *,
         backend: str = "onnx",
-        batch_size: int = 32,
+        batch_size: int = 1,
         max_length: int | None = None,
         threads: int | None = None,
         onnx_file: str | None = None,
@@ -139,7 +144,8 @@ class NLIScorer:
                 if self.micro_batch:
                     from guardrail.scorers.batching import MicroBatcher
 
-                    backend = MicroBatcher(backend, max_batch=max(self.batch_size, 64))
+                    # rows of different callers share a pass only when batch_size allows it (see batch_size)
+                    backend = MicroBatcher(backend, max_batch=1 if self.batch_size == 1 else max(self.batch_size, 64))
                 self._loaded = (model_dir, tokenizer, backend, labels, max_length, extra)
             return self._loaded
 
