@@ -469,6 +469,7 @@ class _Stream(_Responder):
         self.hold = ex.guard.policy.action in ("block", "fallback")
         self.buffered = buffered  # send everything in one body at the end
         self.parser = wire.SSEParser()
+        self.deltas = wire.DeltaReader()
         self.decoder: wire.Decoder | None = None
         self.decode_error: UnreadableError | None = None
         self.streams: dict[int, StreamGuard] = {}
@@ -567,7 +568,7 @@ class _Stream(_Responder):
         if ev.malformed is not None:
             raise UnreadableError(f"the stream sent an event that guardrail cannot read: {ev.malformed}")
         try:
-            deltas = wire.read_deltas(ev.payload)
+            deltas = self.deltas.read(ev.payload)
         except UnreadableError as exc:
             raise UnreadableError(f"the stream sent an event that guardrail cannot read: {exc}") from None
         self.template = ev.payload

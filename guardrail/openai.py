@@ -73,8 +73,11 @@ class _SDKChunks:
     """ChunkAdapter for openai's ``ChatCompletionChunk`` objects: every text a chunk adds (content, refusal,
     tool-call arguments), read by :mod:`guardrail.wire`; a chunk it cannot read raises UnreadableError."""
 
+    def __init__(self) -> None:
+        self.deltas = wire.DeltaReader()  # one per stream: tool-call arguments arrive as pieces of JSON
+
     def content(self, chunk: Any) -> str:
-        return "".join(d.text for d in wire.read_deltas(_dump(chunk)) if d.index == 0)
+        return "".join(d.text for d in self.deltas.read(_dump(chunk)) if d.index == 0)
 
     def finish(self, chunk: Any) -> str | None:
         return chunk.choices[0].finish_reason if chunk.choices else None

@@ -13,7 +13,7 @@ Covered, per choice (``choices[i]``; the Responses API has one answer):
   ``delta.function_call``, completions ``text``, and the Responses ``response.*.delta`` events.
 
 Tool-call arguments are read as the text of their string values (``{"answer": "..."}`` is checked as
-"..."). A reasoning trace (``reasoning_content``) is not the answer and is not checked.
+"..."), streamed ones incrementally (:class:`DeltaReader`, :class:`ArgumentsReader`). A reasoning trace (``reasoning_content``) is not the answer and is not checked.
 
 Anything else raises :class:`UnreadableError`: a reader that guesses lets an unknown shape through
 unchecked. :class:`SSEParser` reads an event stream incrementally: each byte is scanned once, lines
@@ -107,15 +107,21 @@ def _join(pieces: list[str]) -> str:
     return "\n".join(p for p in pieces if p)
 
 
-def _assistant_text(msg: Any, where: str, *, streamed: bool = False) -> str:
-    """Every assistant-visible text of a message (or, ``streamed``, of a chunk's delta: tool-call pieces may come
-    without a function, and arguments are raw pieces of JSON)."""
+def _assistant_text(msg: Any, where: str) -> str:
+    """Every assistant-visible text of a message."""
+    text, _ = _message_pieces(msg, where, streamed=False)
+    return text
+
+
+def _message_pieces(msg: Any, where: str, *, streamed: bool) -> tuple[str, list[tuple[Any, str]]]:
+    """The text of a message, or (``streamed``) of a chunk's delta plus its raw tool-call argument pieces by tool-call
+    key: streamed arguments are pieces of one JSON document, read by an :class:`ArgumentsReader` per tool call."""
     if msg is None and streamed:
-        return ""
+        return "", []
     if not isinstance(msg, dict):
         raise UnreadableError(f"{where} is a {type(msg).__name__}, not an object")
     pieces = [_parts_text(msg.get("content"), f"{where}.content"), _str_or_none(msg.get("refusal"), f"{where}.refusal")]
-    args = (lambda a: a) if streamed else arguments_text
+    raw: list[tuple[Any, str]] = []
     calls = msg.get("tool_calls")
     if calls is not None:
         if not isinstance(calls, list):
@@ -128,13 +134,22 @@ def _assistant_text(msg: Any, where: str, *, streamed: bool = False) -> str:
                 continue
             if not isinstance(fn, dict):
                 raise UnreadableError(f"{where}.tool_calls[{i}].function is not an object")
-            pieces.append(args(_str_or_none(fn.get("arguments"), f"{where}.tool_calls[{i}].function.arguments")))
+            arguments = _str_or_none(fn.get("arguments"), f"{where}.tool_calls[{i}].function.arguments")
+            if streamed:
+                key = call.get("index", i)
+                raw.append((("tool", key if isinstance(key, int) and not isinstance(key, bool) else i), arguments))
+            else:
+                pieces.append(arguments_text(arguments))
     legacy = msg.get("function_call")
     if legacy is not None:
         if not isinstance(legacy, dict):
             raise UnreadableError(f"{where}.function_call is not an object")
-        pieces.append(args(_str_or_none(legacy.get("arguments"), f"{where}.function_call.arguments")))
-    return "".join(pieces) if streamed else _join(pieces)
+        arguments = _str_or_none(legacy.get("arguments"), f"{where}.function_call.arguments")
+        if streamed:
+            raw.append((("function_call",), arguments))
+        else:
+            pieces.append(arguments_text(arguments))
+    return ("".join(pieces), raw) if streamed else (_join(pieces), raw)
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,18 +336,23 @@ class Delta:
     index: int
     text: str
     finish: str | None = None
+    #: raw pieces of tool-call arguments (JSON text) by tool-call key; :class:`DeltaReader` turns them into text
+    arguments: tuple[tuple[Any, str], ...] = ()
 
 
 def read_deltas(payload: Any) -> list[Delta]:
-    """The text pieces of one streamed chunk (chat, completions or Responses events); UnreadableError for a
-    shape that is not one of them. An ``{"error": ...}`` event carries no answer text."""
+    """The pieces of one streamed chunk (chat, completions or Responses events); UnreadableError for a shape that is
+    not one of them. An ``{"error": ...}`` event carries no answer text. Tool-call arguments stay raw JSON pieces in
+    ``Delta.arguments``: read a stream with :class:`DeltaReader`, which keeps their state across events."""
     if not isinstance(payload, dict):
         raise UnreadableError(f"a stream event is a JSON {type(payload).__name__}, not an object")
     kind = payload.get("type")
     if isinstance(kind, str) and kind.startswith("response."):
-        if kind in ("response.output_text.delta", "response.refusal.delta", "response.function_call_arguments.delta",
-                    "response.custom_tool_call_input.delta"):
+        if kind in ("response.output_text.delta", "response.refusal.delta", "response.custom_tool_call_input.delta"):
             return [Delta(0, _str_or_none(payload.get("delta"), f"{kind}.delta"))]
+        if kind == "response.function_call_arguments.delta":
+            key = ("response", payload.get("output_index", payload.get("item_id", 0)))
+            return [Delta(0, "", None, ((key, _str_or_none(payload.get("delta"), f"{kind}.delta")),))]
         if kind in ("response.completed", "response.incomplete", "response.failed"):
             return [Delta(0, "", kind)]
         return []  # created, in_progress, *.done, added...: the text came in the deltas
@@ -354,16 +374,193 @@ def read_deltas(payload: Any) -> list[Delta]:
         finish = choice.get("finish_reason")
         if finish is not None and not isinstance(finish, str):
             raise UnreadableError(f"{where}.finish_reason is not a string")
+        raw: list[tuple[Any, str]] = []
         if "delta" in choice:
-            text = _assistant_text(choice["delta"], f"{where}.delta", streamed=True)
+            text, raw = _message_pieces(choice["delta"], f"{where}.delta", streamed=True)
         elif "text" in choice:
             text = _str_or_none(choice["text"], f"{where}.text")
         elif "message" in choice:  # some servers send whole messages in chunks
             text = _assistant_text(choice["message"], f"{where}.message")
         else:
             text = ""
-        out.append(Delta(index, text, finish))
+        out.append(Delta(index, text, finish, tuple(raw)))
     return out
+
+
+class DeltaReader:
+    """:func:`read_deltas` for one stream: tool-call arguments, streamed as raw pieces of JSON, come out as the text
+    of their string values (as :func:`arguments_text` reads a whole one), each character read once."""
+
+    def __init__(self) -> None:
+        self._readers: dict[tuple[int, Any], ArgumentsReader] = {}
+        self._seen: set[int] = set()  # choices that have had text
+
+    def read(self, payload: Any) -> list[Delta]:
+        out = []
+        for d in read_deltas(payload):
+            text = [d.text]
+            for key, piece in d.arguments:
+                reader = self._readers.get((d.index, key))
+                if reader is None:
+                    reader = self._readers[(d.index, key)] = ArgumentsReader()
+                    if d.index in self._seen or d.text:
+                        text.append("\n")  # a tool call's text starts on its own line
+                text.append(reader.feed(piece))
+            joined = "".join(text)
+            if joined.strip():
+                self._seen.add(d.index)
+            out.append(Delta(d.index, joined, d.finish) if d.arguments else d)
+        return out
+
+
+_NUMBERISH = re.compile(r"[-+.0-9eE]+")
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+class ArgumentsReader:
+    """Incremental :func:`arguments_text`: fed a JSON document in pieces, returns the decoded characters of its string
+    values (not its keys) as they arrive, values separated by a newline. Text that is not JSON (or stops being JSON)
+    is returned as it is, so it is still checked."""
+
+    def __init__(self) -> None:
+        self.mode = "start"  # start | json | raw
+        self.stack: list[str] = []  # "o" object, "a" array
+        self.expect_key = False
+        self.in_string = False
+        self.is_value = False
+        self.fresh = False  # no character of the current value emitted yet
+        self.escape = False
+        self.hex: str | None = None
+        self.high: int | None = None  # a high surrogate waiting for its pair
+        self.emitted = False
+        self.literal = ""  # a number, true, false or null being read
+        self.done = False  # the top-level value is complete
+
+    def feed(self, piece: str) -> str:
+        out: list[str] = []
+        for ch in piece:
+            if self.mode == "raw":
+                out.append(ch)
+            elif self.mode == "start":
+                if ch.isspace():
+                    continue
+                if ch in "{[\"":
+                    self.mode = "json"
+                    self._structure(ch, out)
+                else:
+                    self.mode = "raw"
+                    out.append(ch)
+            elif self.in_string:
+                self._string(ch, out)
+            else:
+                self._structure(ch, out)
+        return "".join(out)
+
+    def _emit(self, text: str, out: list[str]) -> None:
+        if not self.is_value:
+            return
+        if self.fresh:
+            if self.emitted:
+                out.append("\n")
+            self.fresh = False
+        out.append(text)
+        self.emitted = True
+
+    def _flush_high(self, out: list[str]) -> None:
+        if self.high is not None:
+            self._emit(chr(self.high), out)  # a lone surrogate: passed on, and refused as uncheckable downstream
+            self.high = None
+
+    def _string(self, ch: str, out: list[str]) -> None:
+        if self.hex is not None:
+            self.hex += ch
+            if len(self.hex) < 4:
+                return
+            try:
+                code = int(self.hex, 16)
+            except ValueError:
+                self.hex = None
+                self._broken(ch, out)
+                return
+            self.hex = None
+            if 0xD800 <= code < 0xDC00:
+                self._flush_high(out)
+                self.high = code
+            elif 0xDC00 <= code < 0xE000 and self.high is not None:
+                self._emit(chr(0x10000 + ((self.high - 0xD800) << 10) + (code - 0xDC00)), out)
+                self.high = None
+            else:
+                self._flush_high(out)
+                self._emit(chr(code), out)
+            return
+        if self.escape:
+            self.escape = False
+            if ch == "u":
+                self.hex = ""
+                return
+            self._flush_high(out)
+            if ch not in _ESCAPES:
+                self._broken(ch, out)
+                return
+            self._emit(_ESCAPES[ch], out)
+            return
+        if ch == "\\":
+            self.escape = True
+            return
+        self._flush_high(out)
+        if ch == '"':
+            self.in_string = False
+            self.done = not self.stack
+            return
+        self._emit(ch, out)
+
+    def _structure(self, ch: str, out: list[str]) -> None:
+        if ch.isalnum() or ch in "+-.":
+            self.literal += ch
+            if not (_NUMBERISH.fullmatch(self.literal) or any(w.startswith(self.literal) for w in ("true", "false", "null"))):
+                self._broken("", out)  # not a JSON literal: text, checked as it comes
+            return
+        if self.literal:
+            if not (_NUMBER.fullmatch(self.literal) or self.literal in ("true", "false", "null")):
+                self._broken("", out)
+                out.append(ch)
+                return
+            self.literal = ""
+        if self.done and not ch.isspace():
+            self._broken(ch, out)  # more after the document: not JSON
+            return
+        if ch == '"':
+            self.in_string = True
+            self.is_value = not (self.stack and self.stack[-1] == "o" and self.expect_key)
+            self.fresh = True
+        elif ch == "{":
+            self.stack.append("o")
+            self.expect_key = True
+        elif ch == "[":
+            self.stack.append("a")
+        elif ch in "}]":
+            if not self.stack or self.stack[-1] != ("o" if ch == "}" else "a"):
+                self._broken(ch, out)
+                return
+            self.stack.pop()
+            self.expect_key = False
+            self.done = not self.stack
+        elif ch == ",":
+            self.expect_key = bool(self.stack) and self.stack[-1] == "o"
+        elif ch == ":":
+            self.expect_key = False
+        elif not ch.isspace():
+            self._broken(ch, out)
+
+    def _broken(self, ch: str, out: list[str]) -> None:
+        """Not JSON after all: the rest (and a literal being read) is checked as it comes."""
+        self.mode = "raw"
+        self.in_string = False
+        if self.emitted:
+            out.append("\n")
+        out.append(self.literal + ch)
+        self.literal = ""
 
 
 def only_content(payload: Any) -> bool:

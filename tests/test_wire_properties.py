@@ -204,3 +204,24 @@ def test_middleware_streams_are_checked_or_stopped(guarded: tuple[Guard, Telemet
         assert stop["guardrail"]["action"] == "block"
         sent = b"".join(e.raw for e in events[:-2])
         assert data.replace(b"\r\n", b"\n").startswith(sent.replace(b"\r\n", b"\n")[: max(0, len(sent) - 200)])
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(json_values, max_size=4) | st.dictionaries(st.text(max_size=8), json_values, max_size=4) | st.text(),
+       st.booleans(), st.lists(st.integers(0, 400), max_size=10))
+def test_streamed_tool_arguments_read_as_the_whole_document(value: Any, ascii_only: bool, cuts: list[int]) -> None:
+    # tool-call arguments stream as arbitrary pieces of one JSON document (escapes and surrogate pairs split too);
+    # read piece by piece they give the same words as the whole document, so a faithful answer in a tool call is
+    # judged as its words, not as JSON syntax
+    raw = json.dumps(value, ensure_ascii=ascii_only)
+    reader = wire.ArgumentsReader()
+    bounds = sorted({c % (len(raw) + 1) for c in cuts} | {0, len(raw)})
+    got = "".join(reader.feed(raw[a:b]) for a, b in zip(bounds, bounds[1:]))
+    assert got.split() == wire.arguments_text(raw).split()  # same words (blank strings aside), in order
