@@ -20,7 +20,7 @@ CALLS: list[dict[str, Any]] = []
 FAULTS: list[tuple[str, Any]] = []
 #: override of the reply for a prompt: a function of the prompt text returning a JSON-able object, or a raw string
 OVERRIDE: dict[str, Callable[[str, int], Any]] = {}
-SETTINGS = {"ignore_n": False}
+SETTINGS: dict[str, Any] = {"ignore_n": False, "delay_s": 0.0}
 
 
 def section(prompt: str, title: str) -> str:
@@ -85,6 +85,8 @@ async def chat(request: Request) -> Response:
             return JSONResponse({"error": {"message": "boom", "type": "server_error"}}, status_code=500)
         if kind == "slow":
             await asyncio.sleep(arg)
+    if SETTINGS["delay_s"]:
+        await asyncio.sleep(SETTINGS["delay_s"])  # a judge that takes its time on every call
     prompt = body["messages"][0]["content"]
     n = 1 if SETTINGS["ignore_n"] else int(body.get("n", 1))
     choices = []
@@ -108,3 +110,4 @@ def reset() -> None:
     FAULTS.clear()
     OVERRIDE.clear()
     SETTINGS["ignore_n"] = False
+    SETTINGS["delay_s"] = 0.0
