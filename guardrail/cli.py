@@ -341,9 +341,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
                   api_key=args.api_key or os.environ.get("OPENAI_API_KEY"), timeout=args.timeout,
                   max_retries=args.max_retries, max_concurrency=args.workers, cache_path=args.cache or None,
                   prompts_dir=args.prompts)
+    price = None
+    if args.price:
+        try:
+            prompt_price, completion_price = (float(x) for x in args.price.split(","))
+        except ValueError:
+            raise InputError(f"--price {args.price!r}: expected PROMPT,COMPLETION in USD per million tokens, "
+                             "e.g. --price 0.15,0.60") from None
+        if prompt_price < 0 or completion_price < 0:
+            raise InputError(f"--price {args.price!r}: prices cannot be negative")
+        price = (prompt_price, completion_price)
     results = run(rows, metrics, judge, out, criteria=args.criteria, workers=args.workers)
     table = summary(results, metrics)
-    print_summary(table, sys.stdout)
+    print_summary(table, sys.stdout, price=price)
     print(f"results: {out}")
     failed = [f"{r['metric']} mean {r['mean']:.3f} < {gates[r['metric']]:.3f}" for r in table
               if r["metric"] in gates and r["mean"] is not None and r["mean"] < gates[r["metric"]]]
@@ -482,6 +492,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--workers", type=int, default=4, help="rows judged at once (and the request concurrency limit)")
     ev.add_argument("--timeout", type=float, default=60.0)
     ev.add_argument("--max-retries", type=int, default=3, help="retries on 429/5xx/connection errors (Retry-After honoured)")
+    ev.add_argument("--price", metavar="PROMPT,COMPLETION",
+                    help="USD per million prompt and completion tokens (e.g. 0.15,0.60): adds each metric's cost "
+                         "(cached judgments cost nothing) to the summary")
     ev.add_argument("--criteria", help="G-Eval criteria")
     ev.add_argument("--prompts", help="folder of prompt files overriding the shipped ones by name")
     ev.add_argument("--subset", help="keep rows where this field is true")

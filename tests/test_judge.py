@@ -187,8 +187,15 @@ def test_guardrail_eval_end_to_end_and_resume(url: str, tmp_path: Path, capsys: 
     ragas.write_text(json.dumps({"user_input": Q, "retrieved_contexts": CTX, "response": BAD}) + "\n")
     code = main(["eval", str(ragas), "--metrics", "faithfulness_claims", "--model", "judge-model", "--base-url", url,
                  "--api-key", "k", "--out", str(tmp_path / "r2.jsonl"), "--cache", "", "--fail-under",
-                 "faithfulness_claims=0.9"])
-    assert code == 1 and "FAILED" in capsys.readouterr().out
+                 "faithfulness_claims=0.9", "--price", "1000000,2000000"])
+    printed = capsys.readouterr().out
+    assert code == 1 and "FAILED" in printed
+    # cost: USD per million tokens; the scripted judge reports prompt chars // 4 and 20 completion tokens a call
+    usage = json.loads((tmp_path / "r2.jsonl").read_text().splitlines()[0])["faithfulness_claims"]["usage"]
+    expected = usage["prompt_tokens"] * 1.0 + usage["completion_tokens"] * 2.0
+    assert f"total cost: {expected:.4f} USD" in printed
+    assert main(["eval", str(ragas), "--metrics", "faithfulness_claims", "--model", "m", "--base-url", url,
+                 "--api-key", "k", "--out", str(tmp_path / "r3.jsonl"), "--price", "cheap"]) == 2
 
 
 def test_shadow_judging_through_the_gateway(url: str, tiny_nli: Path) -> None:

@@ -125,11 +125,22 @@ def summary(results: Sequence[dict[str, Any]], metrics: Sequence[str]) -> list[d
     return out
 
 
-def print_summary(rows: Sequence[dict[str, Any]], out: TextIO) -> None:
-    out.write(f"{'metric':<30} {'mean':>6} {'95% interval':>16} {'scored':>7} {'n/a':>5} {'errors':>7} {'tokens in/out':>16} {'calls (cached)':>15}\n")
+def print_summary(rows: Sequence[dict[str, Any]], out: TextIO, price: tuple[float, float] | None = None) -> None:
+    """The summary table; with ``price`` (USD per million prompt and completion tokens) a cost column and total."""
+    cost_head = f" {'cost USD':>10}" if price else ""
+    out.write(f"{'metric':<30} {'mean':>6} {'95% interval':>16} {'scored':>7} {'n/a':>5} {'errors':>7} {'tokens in/out':>16} {'calls (cached)':>15}{cost_head}\n")
+    total = 0.0
     for r in rows:
         mean = "-" if r["mean"] is None else f"{r['mean']:.3f}"
         ci = "-" if r["ci"][0] is None else f"[{r['ci'][0]:.3f}, {r['ci'][1]:.3f}]"
         u = r["usage"]
+        cost = ""
+        if price:
+            spent = Usage(u["prompt_tokens"], u["completion_tokens"]).cost(*price)
+            total += spent
+            r["cost_usd"] = spent
+            cost = f" {spent:>10.4f}"
         out.write(f"{r['metric']:<30} {mean:>6} {ci:>16} {r['scored']:>7} {r['not_applicable']:>5} {r['errors']:>7} "
-                  f"{u['prompt_tokens']:>8}/{u['completion_tokens']:<7} {u['calls']:>8} ({u['cached_calls']})\n")
+                  f"{u['prompt_tokens']:>8}/{u['completion_tokens']:<7} {u['calls']:>8} ({u['cached_calls']}){cost}\n")
+    if price:
+        out.write(f"total cost: {total:.4f} USD at {price[0]:g}/{price[1]:g} USD per million prompt/completion tokens\n")
