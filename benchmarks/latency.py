@@ -49,18 +49,27 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("-n", type=int, default=40)
     args = ap.parse_args()
-    nli = NLIScorer(args.nli_model or default_nli_model(), threads=args.threads)
-    emb = EmbeddingScorer(threads=args.threads)
+    model = args.nli_model or default_nli_model()
     sets = {
         "begin_dev": bench_rows(args.data / "begin_dev.jsonl.gz", args.n),
         "halueval_qa": bench_rows(args.data / "halueval_qa_dev.jsonl.gz", args.n),
         "rag 5 chunks": rag_requests(args.data, args.n),
     }
     print(f"{'requests':<14} {'mode':<11} {'total p50':>9} {'p95':>7} | {'faith p50':>9} {'retr p50':>8} {'resp p50':>8} | {'pairs':>5} {'tokens':>6}")
-    for mode in ("candidates", "exhaustive"):
+    # cold: no cache (every text is new, as in the figures before the per-text caches); then "warm chunks": the RAG
+    # requests' questions and chunks were seen before (a RAG app retrieves the same chunks again), the answers are new
+    runs = [("candidates", sets, 0), ("exhaustive", sets, 0)]
+    warm = [(q, c, "An unrelated earlier answer.") for q, c, _ in sets["rag 5 chunks"]]
+    runs.append(("candidates", {"rag, warm chunks": sets["rag 5 chunks"]}, 8192))
+    for mode, todo, cache in runs:
+        nli = NLIScorer(model, threads=args.threads, cache_size=cache)
+        emb = EmbeddingScorer(threads=args.threads, cache_size=cache)
         ev = Evaluator(nli=nli, embedder=emb, faithfulness=FaithfulnessConfig(mode=mode))
         ev.evaluate(*sets["begin_dev"][0])  # load models, warm up
-        for name, reqs in sets.items():
+        if cache:
+            for req in warm:
+                ev.evaluate(*req)
+        for name, reqs in todo.items():
             totals, faith, retr, resp, pairs, tokens = [], [], [], [], [], []
             for q, c, r in reqs:
                 t0 = time.perf_counter()

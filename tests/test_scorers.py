@@ -193,3 +193,19 @@ def test_shipped_int8_scores_do_not_depend_on_batch_mates() -> None:
             ["You have 30 days.", "Returns are accepted for a month, except gift cards which cannot be returned at all."]}
     seen.add(Evaluator(embedder=emb, checks=["retrieval_relevance"]).evaluate(q, ctx, "x").retrieval.top)
     assert len(seen) == 1
+
+
+def test_per_text_caches_are_exact_and_bounded(tiny_nli: Path) -> None:
+    nli = NLIScorer(tiny_nli, cache_size=2)
+    first = nli.predict(PREMISES[:2], HYPOTHESES[:2])
+    again = nli.predict(PREMISES[:2], HYPOTHESES[:2])
+    assert again.tokens == 0 and nli.cache.hits == 2  # nothing ran: both pairs came from the cache
+    np.testing.assert_array_equal(first.entailment, again.entailment)
+    nli.predict(PREMISES[2:4], HYPOTHESES[2:4])
+    assert len(nli.cache) == 2 and nli.predict(PREMISES[:1], HYPOTHESES[:1]).tokens > 0  # the oldest were evicted
+    assert NLIScorer(tiny_nli, batch_size=8).cache.size == 0  # batched rows depend on their batch: never cached
+    emb = EmbeddingScorer()
+    a = emb.embed(["a chunk that comes back", "a question"])
+    b = emb.embed(["another question", "a chunk that comes back"])
+    assert emb.cache.hits == 1 and np.array_equal(a[0], b[1])
+    np.testing.assert_array_equal(b, EmbeddingScorer(cache_size=0).embed(["another question", "a chunk that comes back"]))

@@ -11,6 +11,7 @@ import numpy as np
 
 from guardrail.errors import ConfigurationError
 from guardrail.scorers.backends import BACKENDS, Backend, make_backend
+from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.hub import resolve_model_dir
 from guardrail.scorers.tokenizer import Tokenizer, length_batches
 from guardrail.text import token_windows
@@ -44,6 +45,7 @@ class EmbeddingScorer:
         threads: int | None = None,
         onnx_file: str | None = None,
         micro_batch: bool = False,
+        cache_size: int = 8192,
     ) -> None:
         if backend not in BACKENDS:
             raise ConfigurationError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -55,6 +57,8 @@ class EmbeddingScorer:
         self._onnx_file = onnx_file
         #: merge concurrent calls into shared forward passes (one runner thread; see guardrail.scorers.batching)
         self.micro_batch = micro_batch
+        #: vectors of recent texts (chunks come back request after request; exact with batch_size=1 only)
+        self.cache: LRUCache[np.ndarray] = LRUCache(cache_size if batch_size == 1 else 0)
         self._lock = threading.Lock()
         self._loaded: tuple[Tokenizer, Backend, int] | None = None
 
@@ -96,6 +100,21 @@ class EmbeddingScorer:
         tokenizer, backend, max_length = self._load()
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
+        cached = [self.cache.get(t) for t in texts]
+        todo = [i for i, v in enumerate(cached) if v is None]
+        if not todo:
+            return np.stack(cached)  # type: ignore[arg-type]
+        fresh = self._embed_texts(tokenizer, backend, max_length, [texts[i] for i in todo])
+        out = np.empty((len(texts), fresh.shape[1]), dtype=np.float32)
+        for j, i in enumerate(todo):
+            out[i] = fresh[j]
+            self.cache.put(texts[i], fresh[j].copy())
+        for i, v in enumerate(cached):
+            if v is not None:
+                out[i] = v
+        return out
+
+    def _embed_texts(self, tokenizer: Tokenizer, backend: Backend, max_length: int, texts: Sequence[str]) -> np.ndarray:
         body = max_length - tokenizer.special_tokens(pair=False)
         pieces: list[str] = []
         owner: list[int] = []

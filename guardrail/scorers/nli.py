@@ -14,6 +14,7 @@ import numpy as np
 from guardrail.errors import ConfigurationError, InputError, ModelLoadError
 from guardrail.scorers.backends import BACKENDS, Backend, make_backend
 from guardrail.scorers.hub import resolve_model_dir
+from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.tokenizer import Tokenizer, length_batches
 
 #: where the trained default model lives inside the package (shipped by the training pipeline)
@@ -102,6 +103,7 @@ class NLIScorer:
         onnx_file: str | None = None,
         micro_batch: bool = False,
         id2label: Mapping[Any, str] | None = None,
+        cache_size: int = 8192,
     ) -> None:
         if backend not in BACKENDS:
             raise ConfigurationError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -116,6 +118,8 @@ class NLIScorer:
         #: merge concurrent calls into shared forward passes (one runner thread; see guardrail.scorers.batching)
         self.micro_batch = micro_batch
         self._id2label = id2label
+        #: probabilities of recent pairs (exact with batch_size=1 only, so used only then)
+        self.cache: LRUCache[np.ndarray] = LRUCache(cache_size if batch_size == 1 else 0)
         self._lock = threading.Lock()
         self._loaded: tuple[Path, Tokenizer, Backend, LabelMap, int, dict[str, Any]] | None = None
 
@@ -185,16 +189,25 @@ class NLIScorer:
             empty = np.zeros(0, dtype=np.float32)
             return NLIPrediction(empty, empty.copy(), 0)
         _, tokenizer, backend, labels, max_length, _ = self._load()
-        encs = tokenizer.encode_raw(premises, hypotheses)
+        probs = np.empty((n, labels.num_labels), dtype=np.float32)
+        todo: list[int] = []
+        for i, key in enumerate(zip(premises, hypotheses)):
+            hit = self.cache.get(key)
+            if hit is None:
+                todo.append(i)
+            else:
+                probs[i] = hit
+        if not todo:
+            return self._prediction(probs, labels, 0)
+        encs = tokenizer.encode_raw([premises[i] for i in todo], [hypotheses[i] for i in todo])
         lengths = np.array([len(e.ids) for e in encs])
         too_long = np.flatnonzero(lengths > max_length)
         if too_long.size:
-            i = int(too_long[0])
+            i = todo[int(too_long[0])]
             raise InputError(
-                f"pair {i} is {int(lengths[i])} tokens, over the model's max_length {max_length}; "
+                f"pair {i} is {int(lengths[too_long[0]])} tokens, over the model's max_length {max_length}; "
                 "split the premise with guardrail.text.sentence_windows before scoring"
             )
-        probs = np.empty((n, labels.num_labels), dtype=np.float32)
         for batch in length_batches(lengths.tolist(), self.batch_size):
             idx = np.asarray(batch)
             logits = backend.run(tokenizer.pad([encs[i] for i in idx]))
@@ -202,9 +215,18 @@ class NLIScorer:
                 raise ModelLoadError(
                     f"model returned {logits.shape[-1]} logits but config.json id2label has {labels.num_labels} labels"
                 )
-            probs[idx] = _softmax(logits)
+            rows = _softmax(logits)
+            for j, row in zip(idx, rows):
+                i = todo[int(j)]
+                probs[i] = row
+                self.cache.put((premises[i], hypotheses[i]), row.copy())
+        return self._prediction(probs, labels, int(lengths.sum()))
+
+    @staticmethod
+    def _prediction(probs: np.ndarray, labels: LabelMap, tokens: int) -> NLIPrediction:
+        n = len(probs)
         contra = probs[:, labels.contradiction] if labels.contradiction is not None else np.full(n, np.nan, np.float32)
-        return NLIPrediction(probs[:, labels.entailment].copy(), np.asarray(contra).copy(), int(lengths.sum()))
+        return NLIPrediction(probs[:, labels.entailment].copy(), np.asarray(contra).copy(), tokens)
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
