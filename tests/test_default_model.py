@@ -123,3 +123,18 @@ def test_guarded_function_blocks_hallucination_and_passes_faithful_answer(nli: N
     with pytest.raises(GuardrailBlocked) as info:
         answer("How long do I have to return an item?", CONTEXTS, "Items can be returned within 90 days, no receipt needed.")
     assert info.value.verdict.failed_checks == ("faithfulness",)
+
+
+def test_premises_stop_at_the_first_that_entails(nli: NLIScorer) -> None:
+    answer = "Express delivery costs $15. Shipping to Mars is free."
+    q = "How much is shipping?"
+    full = FaithfulnessCheck(NLIScorer(default_nli_model(), cache_size=0), FaithfulnessConfig(stop_at=None))
+    early = FaithfulnessCheck(NLIScorer(default_nli_model(), cache_size=0), FaithfulnessConfig(stop_at=0.85))
+    a, b = full.run(q, CONTEXTS, answer), early.run(q, CONTEXTS, answer)
+    entailed, made_up = b.sentences
+    assert entailed.entailment is not None and entailed.entailment >= 0.85 and entailed.premises_checked == 1
+    # an unsupported sentence reads all its premises: no premise entails it, so none can stop the search
+    assert made_up.premises_checked == a.sentences[1].premises_checked > 1
+    assert b.pairs < a.pairs and b.model_tokens < a.model_tokens
+    assert [s.supported for s in a.sentences] == [s.supported for s in b.sentences] == [True, False]
+    assert entailed.entailment == a.sentences[0].entailment  # the top-ranked premise was the best one anyway

@@ -59,6 +59,9 @@ class FaithfulnessConfig:
     top_k: int = 4
     #: neighbouring sentences added on each side of a candidate sentence (while it fits)
     window: int = 1
+    #: premises are read best-ranked first, and a sentence stops at the first one that entails it at least this much
+    #: (the max over the rest could only confirm it); None reads all ``top_k`` (or every unit in ``exhaustive``)
+    stop_at: float | None = 0.9
     #: which sentences are read as "Q: {question} A: {sentence}": "fragments" only those that are no claim on their
     #: own ("Yes, they can.", "No."); "auto" also a single short answer ("Delhi"); "always"; "never". None: what the
     #: model was calibrated with (``question_context`` in its guardrail.json; "auto" for models that do not say)
@@ -78,6 +81,8 @@ class FaithfulnessConfig:
             raise ConfigurationError(
                 f"question_context must be one of {', '.join(QUESTION_CONTEXTS)}, got {self.question_context!r}"
             )
+        if self.stop_at is not None and not 0.0 < self.stop_at <= 1.0:
+            raise ConfigurationError(f"stop_at must be within (0, 1] or None, got {self.stop_at}")
         if self.top_k < 1 or self.window < 0:
             raise ConfigurationError(f"need top_k >= 1 and window >= 0, got {self.top_k}, {self.window}")
         if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:
@@ -268,7 +273,27 @@ class FaithfulnessCheck:
                 refs.append((pair_ids.setdefault(key, len(pair_ids)), premise))
             per_item.append(refs)
         keys = list(pair_ids)
-        pred = self.nli.predict([k[0] for k in keys], [k[1] for k in keys])
+        ent_of: dict[int, float] = {}
+        con_of: dict[int, float] = {}
+        tokens_run = 0
+        # round r reads the r-th ranked premise of every sentence not yet entailed; one model call per round
+        depth = max((len(refs) for refs in per_item), default=0)
+        rounds = [depth] if cfg.stop_at is None else list(range(1, depth + 1))
+        done = 0
+        for upto in rounds:
+            want = sorted({pid for refs in per_item for pid, _ in refs[done:upto] if pid not in ent_of
+                           and not _settled(refs[:done], ent_of, cfg.stop_at)})
+            done = upto
+            if not want:
+                continue
+            pred = self.nli.predict([keys[i][0] for i in want], [keys[i][1] for i in want])
+            tokens_run += pred.tokens
+            for j, pid in enumerate(want):
+                ent_of[pid] = float(pred.entailment[j])
+                con_of[pid] = float(pred.contradiction[j])
+        # what each sentence read: its premises up to (and including) the one that settled it
+        per_item = [[(pid, prem) for pid, prem in refs if pid in ent_of][: _read_upto(refs, ent_of, cfg.stop_at)]
+                    for refs in per_item]
 
         evidence: list[SentenceEvidence] = []
         scores: list[float] = []
@@ -289,8 +314,8 @@ class FaithfulnessCheck:
                 scores.append(0.0)
                 nli_scores.append(0.0)
                 continue
-            ent = np.array([pred.entailment[pid] for pid, _ in refs])
-            con = np.array([pred.contradiction[pid] for pid, _ in refs])
+            ent = np.array([ent_of[pid] for pid, _ in refs])
+            con = np.array([con_of[pid] for pid, _ in refs])
             best = int(ent.argmax())
             premise = refs[best][1]
             hyp_words = content_stems(it.text)
@@ -346,8 +371,8 @@ class FaithfulnessCheck:
             sentences=tuple(evidence),
             mode=cfg.mode,
             threshold=threshold,
-            pairs=len(keys),
-            model_tokens=pred.tokens,
+            pairs=len(ent_of),
+            model_tokens=tokens_run,
             context_sentences=index.num_sentences,
         )
 
@@ -378,6 +403,21 @@ def _fit_units(
             seen.add(key)
             deduped.append(unit)
     return deduped
+
+
+def _settled(read: list[tuple[int, Premise]], ent_of: dict[int, float], stop_at: float | None) -> bool:
+    """A sentence is settled once a premise it read entails it at least ``stop_at``."""
+    return stop_at is not None and any(ent_of.get(pid, 0.0) >= stop_at for pid, _ in read)
+
+
+def _read_upto(refs: list[tuple[int, Premise]], ent_of: dict[int, float], stop_at: float | None) -> int:
+    """How many of a sentence's ranked premises it read: up to the first that settled it."""
+    for n, (pid, _) in enumerate(refs, 1):
+        if pid not in ent_of:
+            return n - 1
+        if stop_at is not None and ent_of[pid] >= stop_at:
+            return n
+    return len(refs)
 
 
 _PUNCT_EDGE = re.compile(r"^[\W_]+|[\W_]+$")

@@ -59,6 +59,8 @@ class EmbeddingScorer:
         self.micro_batch = micro_batch
         #: vectors of recent texts (chunks come back request after request; exact with batch_size=1 only)
         self.cache: LRUCache[np.ndarray] = LRUCache(cache_size if batch_size == 1 else 0)
+        #: model tokens run so far (cache hits cost none), for cost reporting
+        self.tokens_run = 0
         self._lock = threading.Lock()
         self._loaded: tuple[Tokenizer, Backend, int] | None = None
 
@@ -133,6 +135,7 @@ class EmbeddingScorer:
 
     def _embed_pieces(self, tokenizer: Tokenizer, backend: Backend, pieces: Sequence[str]) -> np.ndarray:
         encs = tokenizer.encode_raw(pieces)
+        self.tokens_run += sum(len(e.ids) for e in encs)
         result: np.ndarray | None = None
         for batch in length_batches([len(e.ids) for e in encs], self.batch_size):
             idx = np.asarray(batch)
