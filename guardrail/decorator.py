@@ -22,13 +22,12 @@ from __future__ import annotations
 import functools
 import inspect
 import time
-from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from guardrail.errors import ConfigurationError, GuardrailError
 from guardrail.guard import Guard
-from guardrail.streaming import StreamGuard
+from guardrail.streaming import AsyncGatedStream, GatedStream, ReleaseGate
 from guardrail.verdict import Verdict
 
 DEFAULT_STOP_MARKER = "\n\n[The rest of this answer was withheld: it is not supported by the retrieved sources.]"
@@ -107,129 +106,37 @@ def _apply(guard: Guard, verdict: Verdict, result: Any, on_verdict: Callable[[Ve
     return GuardedText(result, verdict) if isinstance(result, str) else result
 
 
-class GuardedIterator(Iterator[str]):
-    """Wraps a generator of text chunks; ``verdict`` is set when it is exhausted."""
+class _TextChunks:
+    """ChunkAdapter for a generator of text chunks: a stopped stream ends with a :class:`StreamStopped` item."""
 
-    def __init__(self, guard: Guard, gen: Iterator[str], call: _Call, marker: str, on_verdict: Callable[[Verdict], None] | None) -> None:
-        self._guard = guard
-        self._gen = gen
-        self._call = call
-        self._stream: StreamGuard = guard.stream(call.question, call.contexts)
-        self._marker = marker
-        self._on_verdict = on_verdict
-        self._out: deque[str] = deque()
-        self._ttft: float | None = None
-        self._checking = 0.0  # seconds spent in checks while the generator was paused (hold mode)
-        self._done = False
-        self.verdict: Verdict | None = None
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
 
-    def __iter__(self) -> "GuardedIterator":
-        return self
+    def content(self, item: str) -> str:
+        if not isinstance(item, str):
+            raise ConfigurationError(f"a guarded generator yielded {type(item).__name__}; it must yield str chunks")
+        return item
 
-    def __next__(self) -> str:
-        while not self._out:
-            if self._done:
-                raise StopIteration
-            try:
-                chunk = next(self._gen)
-            except StopIteration:
-                self._end()
-                continue
-            if self._ttft is None and chunk:
-                self._ttft = time.perf_counter() - self._call.start - self._checking
-            t0 = time.perf_counter()
-            released = self._stream.feed(chunk)
-            self._checking += time.perf_counter() - t0
-            if released:
-                self._out.append(released)
-            if self._stream.stopped:
-                self._gen_close()
-                self._end()
-        return self._out.popleft()
+    def finish(self, item: str) -> None:
+        return None
 
-    def _gen_close(self) -> None:
-        close = getattr(self._gen, "close", None)
-        if close is not None:
-            close()
+    def with_content(self, item: str, text: str | None, finish: str | None) -> str:
+        return text or ""
 
-    def _end(self) -> None:
-        generation = time.perf_counter() - self._call.start - self._checking
-        end = self._stream.finish(time_to_first_token=self._ttft, generation=generation)
-        self._finish(end.text, end.verdict)
-
-    def _finish(self, tail: str, verdict: Verdict) -> None:
-        self._done = True
-        self.verdict = verdict
-        if tail:
-            self._out.append(tail)
-        if self._stream.stopped:
-            text = self._guard.policy.fallback_message if verdict.action == "fallback" else self._marker
-            self._out.append(StreamStopped(text, verdict))
-        if self._on_verdict is not None:
-            self._on_verdict(verdict)
-
-    def close(self) -> None:
-        self._gen_close()
+    def stop_item(self, template: str | None, text: str | None, verdict: Verdict) -> list[str]:
+        return [StreamStopped(text if text is not None else self.marker, verdict)]
 
 
-class AsyncGuardedIterator(AsyncIterator[str]):
-    """Wraps an async generator of text chunks; ``verdict`` is set when it is exhausted."""
+def _gate(guard: Guard, call: _Call, marker: str) -> ReleaseGate[str]:
+    return ReleaseGate(guard.stream(call.question, call.contexts), _TextChunks(marker), call.start)
 
-    def __init__(self, guard: Guard, agen: AsyncIterator[str], call: _Call, marker: str,
-                 on_verdict: Callable[[Verdict], None] | None) -> None:
-        self._guard = guard
-        self._agen = agen
-        self._call = call
-        self._stream: StreamGuard = guard.stream(call.question, call.contexts)
-        self._marker = marker
-        self._on_verdict = on_verdict
-        self._out: deque[str] = deque()
-        self._ttft: float | None = None
-        self._checking = 0.0
-        self._done = False
-        self.verdict: Verdict | None = None
 
-    def __aiter__(self) -> "AsyncGuardedIterator":
-        return self
+class GuardedIterator(GatedStream[str]):
+    """A guarded generator of text chunks; ``verdict`` is set when it is exhausted."""
 
-    async def __anext__(self) -> str:
-        while not self._out:
-            if self._done:
-                raise StopAsyncIteration
-            try:
-                chunk = await self._agen.__anext__()
-            except StopAsyncIteration:
-                await self._end()
-                continue
-            if self._ttft is None and chunk:
-                self._ttft = time.perf_counter() - self._call.start - self._checking
-            t0 = time.perf_counter()
-            released = await self._stream.afeed(chunk)
-            self._checking += time.perf_counter() - t0
-            if released:
-                self._out.append(released)
-            if self._stream.stopped:
-                await self.aclose()
-                await self._end()
-        return self._out.popleft()
 
-    async def _end(self) -> None:
-        generation = time.perf_counter() - self._call.start - self._checking
-        end = await self._stream.afinish(time_to_first_token=self._ttft, generation=generation)
-        self._done = True
-        self.verdict = end.verdict
-        if end.text:
-            self._out.append(end.text)
-        if self._stream.stopped:
-            text = self._guard.policy.fallback_message if end.verdict.action == "fallback" else self._marker
-            self._out.append(StreamStopped(text, end.verdict))
-        if self._on_verdict is not None:
-            self._on_verdict(end.verdict)
-
-    async def aclose(self) -> None:
-        close = getattr(self._agen, "aclose", None)
-        if close is not None:
-            await close()
+class AsyncGuardedIterator(AsyncGatedStream[str]):
+    """A guarded async generator of text chunks; ``verdict`` is set when it is exhausted."""
 
 
 def guarded(
@@ -250,14 +157,16 @@ def guarded(
             @functools.wraps(fn)
             def agen_wrapper(*args: Any, **kwargs: Any) -> AsyncGuardedIterator:
                 call = _Call(fn, q, c, args, kwargs)
-                return AsyncGuardedIterator(guard, fn(*args, **kwargs), call, stop_marker, on_verdict)
+                agen = fn(*args, **kwargs)
+                return AsyncGuardedIterator(agen, _gate(guard, call, stop_marker), close=agen.aclose, on_verdict=on_verdict)
             return agen_wrapper
 
         if inspect.isgeneratorfunction(fn):
             @functools.wraps(fn)
             def gen_wrapper(*args: Any, **kwargs: Any) -> GuardedIterator:
                 call = _Call(fn, q, c, args, kwargs)
-                return GuardedIterator(guard, fn(*args, **kwargs), call, stop_marker, on_verdict)
+                gen = fn(*args, **kwargs)
+                return GuardedIterator(gen, _gate(guard, call, stop_marker), close=gen.close, on_verdict=on_verdict)
             return gen_wrapper
 
         if inspect.iscoroutinefunction(fn):

@@ -22,15 +22,14 @@
 from __future__ import annotations
 
 import time
-from collections import deque
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from guardrail import wire
 from guardrail.decorator import GuardrailBlocked
 from guardrail.errors import ConfigurationError, UnreadableError
 from guardrail.guard import Guard
-from guardrail.streaming import ReleaseGate
+from guardrail.streaming import AsyncGatedStream, GatedStream, ReleaseGate
 from guardrail.verdict import Timings, Verdict
 
 
@@ -105,43 +104,15 @@ def _gate(guard: Guard, question: str, contexts: list[str], start: float) -> Rel
     return ReleaseGate(guard.stream(question, contexts), _SDKChunks(), start)
 
 
-class GuardedStream(Iterator[Any]):
+class GuardedStream(GatedStream[Any]):
     """Iterates guarded ``ChatCompletionChunk``s; ``guardrail`` holds the verdict once consumed."""
 
     def __init__(self, upstream: Any, gate: ReleaseGate[Any]) -> None:
-        self._upstream = upstream
-        self._it = iter(upstream)
-        self._gate = gate
-        self._out: deque[Any] = deque()
-        self._done = False
-        self.guardrail: Verdict | None = None
+        super().__init__(upstream, gate, close=upstream.close)
 
-    def __iter__(self) -> "GuardedStream":
-        return self
-
-    def __next__(self) -> Any:
-        while not self._out:
-            if self._done:
-                raise StopIteration
-            try:
-                chunk = next(self._it)
-            except StopIteration:
-                self._finish()
-                continue
-            self._out.extend(self._gate.push(chunk))
-            if self._gate.stream.stopped:
-                self.close()
-                self._finish()
-        return self._out.popleft()
-
-    def _finish(self) -> None:
-        chunks, verdict = self._gate.end()
-        self._out.extend(chunks)
-        self.guardrail = verdict
-        self._done = True
-
-    def close(self) -> None:
-        self._upstream.close()
+    @property
+    def guardrail(self) -> Verdict | None:
+        return self.verdict
 
     def __enter__(self) -> "GuardedStream":
         return self
@@ -150,52 +121,22 @@ class GuardedStream(Iterator[Any]):
         self.close()
 
 
-class AsyncGuardedStream(AsyncIterator[Any]):
+class AsyncGuardedStream(AsyncGatedStream[Any]):
     def __init__(self, upstream: Any, gate: ReleaseGate[Any]) -> None:
-        self._upstream = upstream
-        self._it = upstream.__aiter__()
-        self._gate = gate
-        self._out: deque[Any] = deque()
-        self._done = False
-        self.guardrail: Verdict | None = None
+        super().__init__(upstream, gate, close=upstream.close)
 
-    def __aiter__(self) -> "AsyncGuardedStream":
-        return self
-
-    async def __anext__(self) -> Any:
-        import asyncio
-
-        while not self._out:
-            if self._done:
-                raise StopAsyncIteration
-            try:
-                chunk = await self._it.__anext__()
-            except StopAsyncIteration:
-                await self._finish()
-                continue
-            if self._gate.stream.hold:
-                self._out.extend(await asyncio.to_thread(self._gate.push, chunk))
-            else:
-                self._out.extend(self._gate.push(chunk))
-            if self._gate.stream.stopped:
-                await self.close()
-                await self._finish()
-        return self._out.popleft()
-
-    async def _finish(self) -> None:
-        chunks, verdict = await self._gate.aend()
-        self._out.extend(chunks)
-        self.guardrail = verdict
-        self._done = True
+    @property
+    def guardrail(self) -> Verdict | None:
+        return self.verdict
 
     async def close(self) -> None:
-        await self._upstream.close()
+        await self.aclose()
 
     async def __aenter__(self) -> "AsyncGuardedStream":
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        await self.close()
+        await self.aclose()
 
 
 def _answer(completion: Any) -> str:

@@ -21,8 +21,8 @@ import dataclasses
 import re
 import time
 from collections import deque
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Generic, NamedTuple, Protocol, TypeVar
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 
@@ -369,3 +369,97 @@ class ReleaseGate(Generic[Item]):
         self.pending.clear()
 
 
+
+
+class GatedStream(Iterator[Item]):
+    """The one synchronous driver of a guarded stream (a decorated generator, the OpenAI client wrapper): items from
+    ``source`` go through ``gate``, the released ones come out in order, ``verdict`` is set once the stream ended.
+    ``close`` closes the source; it is called when the guard stops the stream, so generation stops too."""
+
+    def __init__(self, source: Iterable[Item], gate: ReleaseGate[Item], *, close: Callable[[], Any] | None = None,
+                 on_verdict: Callable[[Verdict], None] | None = None) -> None:
+        self._it = iter(source)
+        self._gate = gate
+        self._close = close
+        self._on_verdict = on_verdict
+        self._out: deque[Item] = deque()
+        self._done = False
+        self.verdict: Verdict | None = None
+
+    def __iter__(self) -> "GatedStream[Item]":
+        return self
+
+    def __next__(self) -> Item:
+        while not self._out:
+            if self._done:
+                raise StopIteration
+            try:
+                item = next(self._it)
+            except StopIteration:
+                self._finish()
+                continue
+            self._out.extend(self._gate.push(item))
+            if self._gate.stream.stopped:
+                self.close()
+                self._finish()
+        return self._out.popleft()
+
+    def _finish(self) -> None:
+        items, verdict = self._gate.end()
+        self._out.extend(items)
+        self.verdict = verdict
+        self._done = True
+        if self._on_verdict is not None:
+            self._on_verdict(verdict)
+
+    def close(self) -> None:
+        if self._close is not None:
+            self._close()
+
+
+class AsyncGatedStream(AsyncIterator[Item]):
+    """:class:`GatedStream` for async sources; in hold mode the checks run in a worker thread, off the event loop."""
+
+    def __init__(self, source: AsyncIterable[Item], gate: ReleaseGate[Item], *,
+                 close: Callable[[], Awaitable[Any]] | None = None,
+                 on_verdict: Callable[[Verdict], None] | None = None) -> None:
+        self._it = source.__aiter__()
+        self._gate = gate
+        self._close = close
+        self._on_verdict = on_verdict
+        self._out: deque[Item] = deque()
+        self._done = False
+        self.verdict: Verdict | None = None
+
+    def __aiter__(self) -> "AsyncGatedStream[Item]":
+        return self
+
+    async def __anext__(self) -> Item:
+        while not self._out:
+            if self._done:
+                raise StopAsyncIteration
+            try:
+                item = await self._it.__anext__()
+            except StopAsyncIteration:
+                await self._finish()
+                continue
+            if self._gate.stream.hold:
+                self._out.extend(await asyncio.to_thread(self._gate.push, item))
+            else:
+                self._out.extend(self._gate.push(item))
+            if self._gate.stream.stopped:
+                await self.aclose()
+                await self._finish()
+        return self._out.popleft()
+
+    async def _finish(self) -> None:
+        items, verdict = await self._gate.aend()
+        self._out.extend(items)
+        self.verdict = verdict
+        self._done = True
+        if self._on_verdict is not None:
+            self._on_verdict(verdict)
+
+    async def aclose(self) -> None:
+        if self._close is not None:
+            await self._close()
