@@ -371,6 +371,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         from guardrail.training.train import resolve_base_model
 
         src = resolve_base_model("minilm")
+    elif not Path(src).is_dir():
+        raise InputError(f"model directory {src!r} does not exist; export takes a Hugging Face model directory "
+                         "(config.json and weights, e.g. a run's best/ folder) or 'minilm'")
     out = Path(args.out)
     path = export_onnx(Path(src), out, args.task)
     print(f"wrote {path}")
@@ -427,6 +430,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     if bool(args.upstream) == bool(args.demo):
         raise InputError("give either --upstream URL (an OpenAI-compatible base URL ending in /v1) or --demo")
+    if args.upstream:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(args.upstream)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise InputError(f"--upstream {args.upstream!r} is not an http(s) URL; give the model server's "
+                             "OpenAI-compatible base URL, e.g. http://127.0.0.1:8001/v1")
     threads = env_threads()
     cfg = ServeConfig(
         upstream=args.upstream, demo=args.demo, policy_file=args.policy, action=args.action, on_error=args.on_error,

@@ -157,3 +157,10 @@ def test_calibrate_input_errors_are_clear(tiny_nli: Path, tmp_path: Path, capsys
     assert code == 2 and f"{broken}:1: not a JSON object" in err
     code, _, err = run_cli(["calibrate", str(tiny_nli), "--bench", str(tmp_path / "nope.jsonl")], capsys)
     assert code == 2 and "no such file" in err
+
+
+def test_serve_and_export_argument_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(["serve", "--upstream", "ftp://models.internal/v1"], capsys)
+    assert code == 2 and "is not an http(s) URL" in err
+    code, _, err = run_cli(["export", str(tmp_path / "missing"), "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and "does not exist" in err and "Traceback" not in err
