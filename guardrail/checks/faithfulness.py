@@ -32,6 +32,7 @@ from guardrail.checks.premises import (
     rank_units,
 )
 from guardrail.errors import ConfigurationError, InputError, UncheckableError
+from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.nli import NLIScorer
 from guardrail.text import (
     Span,
@@ -186,6 +187,7 @@ class FaithfulnessCheck:
     ) -> None:
         self.nli = nli
         self.config = config or FaithfulnessConfig()
+        self._prepared: LRUCache[tuple[ContextIndex, list, frozenset[str]]] = LRUCache(64)
         self._calibrator = calibrator
 
     @property
@@ -251,9 +253,16 @@ class FaithfulnessCheck:
         hyp_tokens = tok.count_many([it.hypothesis for it in checked]) if checked else [0]
         # a few tokens of slack: joined sentences can tokenize slightly longer than their parts
         budget = max(8, max_len - special - max(hyp_tokens) - 4)
-        index = ContextIndex.build(contexts, tok.count_many, tok.offsets, budget)
-        units = _fit_units(index.units(cfg.mode, budget, cfg.window), tok.count_many, budget, index)
-        vocab = context_terms(contexts)
+        # the contexts' sentence index, premise units and vocabulary, built once per contexts (a stream checks every
+        # sentence against the same ones)
+        key = (tuple(contexts), budget)
+        prepared = self._prepared.get(key)
+        if prepared is None:
+            index = ContextIndex.build(contexts, tok.count_many, tok.offsets, budget)
+            units = _fit_units(index.units(cfg.mode, budget, cfg.window), tok.count_many, budget, index)
+            prepared = (index, units, context_terms(contexts))
+            self._prepared.put(key, prepared)
+        index, units, vocab = prepared
         calibrator = self.calibrator
         threshold = self.threshold
         ctx_tokens: set[str] | None = None
