@@ -4,7 +4,7 @@
 #   2. fit the calibrated score + threshold on the dev benchmarks (../shared/data/bench), cross-validated:
 #      benchmarks/calibration_cv.py prints the out-of-fold figures and writes the fit on all rows into guardrail.json,
 #   3. copy the int8 model, tokenizer, config and guardrail.json into guardrail/models/nli-minilm-l6.
-# Usage: scripts/ship_default_model.sh RUN_DIR [EXPORT_DIR]
+# Usage: scripts/ship_default_model.sh RUN_DIR [EXPORT_DIR]   (TRAINED_BY="how it was trained" to record it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run=${1:?usage: scripts/ship_default_model.sh RUN_DIR [EXPORT_DIR]}
@@ -18,11 +18,15 @@ from pathlib import Path
 run, out = Path(sys.argv[1]), Path(sys.argv[2])
 meta = json.loads((out / "guardrail.json").read_text()) if (out / "guardrail.json").exists() else {}
 cfg = json.loads((run / "config.json").read_text())
-meta.update({"max_length": cfg["max_length"], "trained_by": "guardrail train --config configs/nli-minilm-l6-v2.json",
-             "base_model": cfg["base_model"]})
+import os
+meta.update({"max_length": cfg["max_length"], "base_model": cfg["base_model"],
+             "trained_by": os.environ.get("TRAINED_BY", "guardrail train --config configs/nli-minilm-l6-v2.json")})
 (out / "guardrail.json").write_text(json.dumps(meta, indent=2) + "\n")
 PY
+# the calibration as shipped: no raw-word overlap feature, contradiction cap 0.5 (see the model card)
 python benchmarks/calibration_cv.py "$export_dir" --write --cache "$run/calibration_features.jsonl" \
+  --question-context fragments --cap 0.5 \
+  --features logit_entailment,logit_contradiction,coverage,context_coverage,unsupported,log_chars \
   | tee benchmarks/results/calibration_cv.txt
 mkdir -p "$dest"  # MODEL_CARD.md in $dest is kept
 cp "$export_dir"/{model.int8.onnx,config.json,tokenizer.json,tokenizer_config.json,guardrail.json} "$dest"/
