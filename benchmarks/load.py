@@ -1,7 +1,10 @@
 """Gateway throughput and latency under concurrency, block mode, non-streaming (issue 10's reference request).
 
-A fake upstream (uvicorn) answers every request at once with the same 4-sentence answer; the gateway (uvicorn, the
-shipped models, default block policy) checks it against 5 contexts of ~120 words. A pool of clients keeps C requests
+A fake upstream (uvicorn) answers every request at once with a 4-sentence answer; the gateway (uvicorn, the shipped
+models, default block policy) checks it against 5 contexts of ~120 words. Every request has its own question and
+answer (each answer sentence gets a lead phrase chosen by the request number), so no NLI pair and no question or answer
+embedding repeats; the 5 chunks are the same in every request, as a RAG app retrieves the same chunks again (their
+embeddings are cached after the first request: that is the case the per-text caches are for). A pool of clients keeps C requests
 in flight for a fixed number of requests; printed: requests/s, p50 and p99 latency, the share of 503 overload
 answers, and the ratio of throughput at C to throughput at concurrency 1.
 
@@ -60,17 +63,36 @@ ANSWER = ("You can return items within 30 days of delivery if they are unused an
           "restocking fee. Gift cards cannot be returned.")
 
 
+LEADS = ["", "Note that ", "In short, ", "Also, ", "Please know that ", "Keep in mind that ", "As a rule, ",
+         "To be clear, "]
+_counter = iter(range(10**9))
+
+
+def answer_for(i: int) -> str:
+    """The reference answer with lead phrases chosen by ``i`` (in base 8, one digit per sentence): unique per request."""
+    sentences = ANSWER.split(". ")
+    out = []
+    for k, sentence in enumerate(sentences):
+        lead = LEADS[(i // 8**k) % 8]
+        out.append(lead + (sentence[0].lower() + sentence[1:] if lead else sentence))
+    return ". ".join(out)
+
+
 async def chat(request: Request) -> JSONResponse:
+    body = await request.json()
+    i = int(body["messages"][-1]["content"].rsplit("#", 1)[1].rstrip(")"))
     return JSONResponse({"id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": ANSWER}, "finish_reason": "stop"}]})
+        {"index": 0, "message": {"role": "assistant", "content": answer_for(i)}, "finish_reason": "stop"}]})
 
 
 def run(url: str, n: int, c: int) -> tuple[float, list[float], int, int]:
-    body = {"model": "m", "messages": [{"role": "user", "content": "How do returns and refunds work?"}], "contexts": CONTEXTS}
     lat: list[float] = []
     codes: list[int] = []
 
     def one(_: Any) -> None:
+        i = next(_counter)
+        body = {"model": "m", "contexts": CONTEXTS,
+                "messages": [{"role": "user", "content": f"How do returns and refunds work? (ticket #{i})"}]}
         t0 = time.perf_counter()
         r = client.post(url + "/v1/chat/completions", json=body)
         lat.append(time.perf_counter() - t0)
