@@ -27,7 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from guardrail.checks.calibration import FEATURES, Calibrator, absent_share, fit_logistic, sentence_features, tokens
+from guardrail.checks.calibration import (
+    DEFAULT_FEATURES,
+    FEATURES,
+    Calibrator,
+    absent_share,
+    fit_logistic,
+    sentence_features,
+    tokens,
+)
 from guardrail.checks.faithfulness import FaithfulnessCheck, FaithfulnessConfig
 from guardrail.scorers.nli import NLIScorer
 from guardrail.stats import auroc, balanced_accuracy, best_threshold, bootstrap_ci
@@ -154,15 +162,17 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help="write the calibration fitted on all rows into MODEL/guardrail.json")
     ap.add_argument("--l2", type=float, default=1.0)
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--features", default=",".join(FEATURES), help=f"comma-separated subset of {', '.join(FEATURES)}")
-    ap.add_argument("--cap", type=float, default=None,
+    ap.add_argument("--features", default=",".join(DEFAULT_FEATURES),
+                    help=f"comma-separated subset of {', '.join(FEATURES)} (default: all but absent, as shipped)")
+    ap.add_argument("--cap", type=float, default=0.5,
                     help="contradiction cap: a sentence with contradiction >= CAP above its entailment scores at most "
-                         "entailment * (1 - contradiction) (stored with --write)")
+                         "entailment * (1 - contradiction) (stored with --write; default 0.5 as shipped, 0 for none)")
     ap.add_argument("--fit-probes", action="store_true",
                     help="fit on the overlap-blind probes too (training folds only), not just score them")
     ap.add_argument("--question-context", default=None, choices=["fragments", "auto", "always", "never"],
                     help="how short answers are read (default: the model's own setting); use its own --cache per value")
     args = ap.parse_args()
+    args.cap = args.cap or None  # --cap 0: no cap
     features = tuple(f.strip() for f in args.features.split(",") if f.strip())
     if set(features) - set(FEATURES):
         ap.error(f"unknown features {sorted(set(features) - set(FEATURES))}; known: {', '.join(FEATURES)}")

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from guardrail.checks.calibration import (
+    DEFAULT_FEATURES,
     FEATURES,
     Calibrator,
     fit_logistic,
@@ -54,7 +55,8 @@ def test_calibrate_writes_model_metadata_used_by_the_check(tiny_nli: Path, tmp_p
         rows.append({"id": str(i), "question": "", "contexts": ctx, "response": resp, "label": label})
     meta = calibrate(model, rows)
     stored = json.loads((model / "guardrail.json").read_text())
-    assert stored["threshold"] == meta["threshold"] and stored["calibration"]["features"] == list(FEATURES)
+    assert stored["threshold"] == meta["threshold"] and stored["calibration"]["features"] == list(DEFAULT_FEATURES)
+    assert "absent" not in DEFAULT_FEATURES and stored["calibration"]["contradiction_cap"] == 0.5
     # grounding signals separate these rows even with a random NLI model
     assert meta["calibration_fit"]["auroc_on_fit_rows"] > 0.9
 

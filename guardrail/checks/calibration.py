@@ -34,6 +34,9 @@ from guardrail.errors import ModelLoadError
 FEATURES: tuple[str, ...] = (
     "logit_entailment", "logit_contradiction", "coverage", "context_coverage", "unsupported", "absent", "log_chars",
 )
+#: what a calibration is fitted on by default (the shipped model's): ``absent`` counts raw words (pronouns and
+#: inflections included), so it fails faithful paraphrases ("you can return ...") on data phrased unlike its context
+DEFAULT_FEATURES: tuple[str, ...] = tuple(f for f in FEATURES if f != "absent")
 
 
 def _logit(p: float | None) -> float:

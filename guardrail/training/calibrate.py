@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from guardrail.checks.calibration import (
-    FEATURES,
+    DEFAULT_FEATURES,
     Calibrator,
     absent_share,
     fit_logistic,
@@ -94,7 +94,7 @@ def calibrate(model_dir: Path, rows: Sequence[dict[str, Any]], *, mode: str = "c
         supported = 0 if int(row["label"]) == 1 else 1
         per_row.append((feats, supported))
         if len(feats) == 1:
-            x.append([feats[0][0][f] for f in FEATURES])
+            x.append([feats[0][0][f] for f in DEFAULT_FEATURES])
             y.append(supported)
     if len(set(y)) < 2:
         n_sup, n_uns = sum(y), len(y) - sum(y)
@@ -104,7 +104,7 @@ def calibrate(model_dir: Path, rows: Sequence[dict[str, Any]], *, mode: str = "c
             "missing kind (a few hundred of each is a good start)"
         )
     weights, bias = fit_logistic(x, y, l2=l2)
-    cal = Calibrator(FEATURES, tuple(weights), bias, contradiction_cap)
+    cal = Calibrator(DEFAULT_FEATURES, tuple(weights), bias, contradiction_cap)
     scores = np.array([np.mean([cal(f, e, c) for f, e, c in feats]) if feats else 1.0 for feats, _ in per_row])
     is_supported = np.array([s == 1 for _, s in per_row])
     threshold = best_threshold(scores, is_supported)
