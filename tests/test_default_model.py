@@ -129,10 +129,13 @@ def test_premises_stop_at_the_first_that_entails(nli: NLIScorer) -> None:
     answer = "Express delivery costs $15. Shipping to Mars is free."
     q = "How much is shipping?"
     full = FaithfulnessCheck(NLIScorer(default_nli_model(), cache_size=0), FaithfulnessConfig(stop_at=None))
-    early = FaithfulnessCheck(NLIScorer(default_nli_model(), cache_size=0), FaithfulnessConfig(stop_at=0.85))
-    a, b = full.run(q, CONTEXTS, answer), early.run(q, CONTEXTS, answer)
+    a = full.run(q, CONTEXTS, answer)
+    stop = a.sentences[0].entailment - 0.01  # the supported sentence's best entailment, whatever the model version
+    assert stop > 0.5
+    early = FaithfulnessCheck(NLIScorer(default_nli_model(), cache_size=0), FaithfulnessConfig(stop_at=stop))
+    b = early.run(q, CONTEXTS, answer)
     entailed, made_up = b.sentences
-    assert entailed.entailment is not None and entailed.entailment >= 0.85 and entailed.premises_checked == 1
+    assert entailed.entailment is not None and entailed.entailment >= stop and entailed.premises_checked == 1
     # an unsupported sentence reads all its premises: no premise entails it, so none can stop the search
     assert made_up.premises_checked == a.sentences[1].premises_checked > 1
     assert b.pairs < a.pairs and b.model_tokens < a.model_tokens
