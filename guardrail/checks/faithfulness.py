@@ -60,6 +60,10 @@ class FaithfulnessConfig:
     top_k: int = 4
     #: neighbouring sentences added on each side of a candidate sentence (while it fits)
     window: int = 1
+    #: a chunk that fits the model is one premise (True), or each sentence with ``window`` neighbours is (False):
+    #: the model reads a claim against a whole chunk worse than against its sentence and neighbours (a faithful
+    #: "Opened electronics carry a 15% restocking fee.": 0.25 against its 5-sentence chunk, 0.91 against the sentence)
+    whole_chunks: bool = False
     #: premises are read best-ranked first, and a sentence stops at the first one that entails it at least this much
     #: (the max over the rest could only confirm it); None reads all ``top_k`` (or every unit in ``exhaustive``)
     stop_at: float | None = 0.9
@@ -259,7 +263,7 @@ class FaithfulnessCheck:
         prepared = self._prepared.get(key)
         if prepared is None:
             index = ContextIndex.build(contexts, tok.count_many, tok.offsets, budget)
-            units = _fit_units(index.units(cfg.mode, budget, cfg.window), tok.count_many, budget, index)
+            units = _fit_units(index.units(cfg.mode, budget, cfg.window, cfg.whole_chunks), tok.count_many, budget, index)
             prepared = (index, units, context_terms(contexts))
             self._prepared.put(key, prepared)
         index, units, vocab = prepared

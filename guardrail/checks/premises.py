@@ -117,8 +117,10 @@ class ContextIndex:
         hit = sum(self.idf.get(w, self.default_idf) for w in hyp_words if w in unit_words)
         return hit / total if total else 0.0
 
-    def units(self, mode: PremiseMode, max_tokens: int, window: int) -> list[tuple[Premise, frozenset[str]]]:
-        """Every candidate premise with its content words (independent of the hypothesis)."""
+    def units(self, mode: PremiseMode, max_tokens: int, window: int,
+              whole_chunks: bool = False) -> list[tuple[Premise, frozenset[str]]]:
+        """Every candidate premise with its content words (independent of the hypothesis): each sentence with up to
+        ``window`` neighbours on each side (``whole_chunks``: a chunk that fits the budget is one unit instead)."""
         out: list[tuple[Premise, frozenset[str]]] = []
         for c, text in enumerate(self.contexts):
             sents, words, sizes = self.sentences[c], self.sentence_words[c], self.sentence_tokens[c]
@@ -127,7 +129,7 @@ class ContextIndex:
             if mode == "exhaustive":
                 out.extend((Premise(c, s, s.of(text)), w) for s, w in zip(sents, words))
                 continue
-            if sum(sizes) <= max_tokens:
+            if (whole_chunks or len(sents) <= 2 * window + 1) and sum(sizes) <= max_tokens:
                 span = Span(sents[0].start, sents[-1].end)
                 out.append((Premise(c, span, span.of(text)), frozenset().union(*words)))
                 continue
