@@ -256,7 +256,7 @@ def main() -> None:
     print("transfer (fitted on one set only, scored on the other):")
     for a, b in [(names[0], names[1]), (names[1], names[0])]:
         tr, te = (which == a) & fit_rows, (which == b) & ~is_probe
-        s = capped(np.zeros(len(rows)))
+        s = np.zeros(len(rows))
         s[te] = 1 - fit_predict(x[tr], supported[tr], x[te], args.l2)
         s = capped(s)
         s2 = 1 - fit_predict(two[tr], supported[tr], two[te], args.l2)

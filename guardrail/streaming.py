@@ -371,20 +371,34 @@ class ReleaseGate(Generic[Item]):
 
 
 
-class GatedStream(Iterator[Item]):
+class _Gated(Generic[Item]):
+    """What both stream drivers hold: the gate, the released items not yet taken, and the verdict once ended."""
+
+    def __init__(self, gate: ReleaseGate[Item], on_verdict: Callable[[Verdict], None] | None) -> None:
+        self._gate = gate
+        self._on_verdict = on_verdict
+        self._out: deque[Item] = deque()
+        self._done = False
+        self.verdict: Verdict | None = None
+
+    def _ended(self, items: list[Item], verdict: Verdict) -> None:
+        self._out.extend(items)
+        self.verdict = verdict
+        self._done = True
+        if self._on_verdict is not None:
+            self._on_verdict(verdict)
+
+
+class GatedStream(_Gated[Item], Iterator[Item]):
     """The one synchronous driver of a guarded stream (a decorated generator, the OpenAI client wrapper): items from
     ``source`` go through ``gate``, the released ones come out in order, ``verdict`` is set once the stream ended.
     ``close`` closes the source; it is called when the guard stops the stream, so generation stops too."""
 
     def __init__(self, source: Iterable[Item], gate: ReleaseGate[Item], *, close: Callable[[], Any] | None = None,
                  on_verdict: Callable[[Verdict], None] | None = None) -> None:
+        super().__init__(gate, on_verdict)
         self._it = iter(source)
-        self._gate = gate
         self._close = close
-        self._on_verdict = on_verdict
-        self._out: deque[Item] = deque()
-        self._done = False
-        self.verdict: Verdict | None = None
 
     def __iter__(self) -> "GatedStream[Item]":
         return self
@@ -396,40 +410,28 @@ class GatedStream(Iterator[Item]):
             try:
                 item = next(self._it)
             except StopIteration:
-                self._finish()
+                self._ended(*self._gate.end())
                 continue
             self._out.extend(self._gate.push(item))
             if self._gate.stream.stopped:
                 self.close()
-                self._finish()
+                self._ended(*self._gate.end())
         return self._out.popleft()
-
-    def _finish(self) -> None:
-        items, verdict = self._gate.end()
-        self._out.extend(items)
-        self.verdict = verdict
-        self._done = True
-        if self._on_verdict is not None:
-            self._on_verdict(verdict)
 
     def close(self) -> None:
         if self._close is not None:
             self._close()
 
 
-class AsyncGatedStream(AsyncIterator[Item]):
+class AsyncGatedStream(_Gated[Item], AsyncIterator[Item]):
     """:class:`GatedStream` for async sources; in hold mode the checks run in a worker thread, off the event loop."""
 
     def __init__(self, source: AsyncIterable[Item], gate: ReleaseGate[Item], *,
                  close: Callable[[], Awaitable[Any]] | None = None,
                  on_verdict: Callable[[Verdict], None] | None = None) -> None:
+        super().__init__(gate, on_verdict)
         self._it = source.__aiter__()
-        self._gate = gate
         self._close = close
-        self._on_verdict = on_verdict
-        self._out: deque[Item] = deque()
-        self._done = False
-        self.verdict: Verdict | None = None
 
     def __aiter__(self) -> "AsyncGatedStream[Item]":
         return self
@@ -441,7 +443,7 @@ class AsyncGatedStream(AsyncIterator[Item]):
             try:
                 item = await self._it.__anext__()
             except StopAsyncIteration:
-                await self._finish()
+                self._ended(*await self._gate.aend())
                 continue
             if self._gate.stream.hold:
                 self._out.extend(await asyncio.to_thread(self._gate.push, item))
@@ -449,16 +451,8 @@ class AsyncGatedStream(AsyncIterator[Item]):
                 self._out.extend(self._gate.push(item))
             if self._gate.stream.stopped:
                 await self.aclose()
-                await self._finish()
+                self._ended(*await self._gate.aend())
         return self._out.popleft()
-
-    async def _finish(self) -> None:
-        items, verdict = await self._gate.aend()
-        self._out.extend(items)
-        self.verdict = verdict
-        self._done = True
-        if self._on_verdict is not None:
-            self._on_verdict(verdict)
 
     async def aclose(self) -> None:
         if self._close is not None:

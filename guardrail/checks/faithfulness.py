@@ -191,7 +191,7 @@ class FaithfulnessCheck:
     ) -> None:
         self.nli = nli
         self.config = config or FaithfulnessConfig()
-        self._prepared: LRUCache[tuple[ContextIndex, list, frozenset[str]]] = LRUCache(64)
+        self._prepared: LRUCache[tuple[ContextIndex, list, frozenset[str], frozenset[str]]] = LRUCache(64)
         self._calibrator = calibrator
 
     @property
@@ -264,13 +264,14 @@ class FaithfulnessCheck:
         if prepared is None:
             index = ContextIndex.build(contexts, tok.count_many, tok.offsets, budget)
             units = _fit_units(index.units(cfg.mode, budget, cfg.window, cfg.whole_chunks), tok.count_many, budget, index)
-            prepared = (index, units, context_terms(contexts))
+            # whole context sentences as compared for word-for-word copies (see SentenceEvidence.verbatim)
+            copies = frozenset(_verbatim_key(sp.of(c)) for c in contexts for sp in split_sentences(c))
+            prepared = (index, units, context_terms(contexts), copies)
             self._prepared.put(key, prepared)
-        index, units, vocab = prepared
+        index, units, vocab, copies = prepared
         calibrator = self.calibrator
         threshold = self.threshold
         ctx_tokens: set[str] | None = None
-        copies: frozenset[str] | None = None
 
         pair_ids: dict[tuple[str, str], int] = {}
         per_item: list[list[tuple[int, Premise]]] = []
@@ -347,8 +348,6 @@ class FaithfulnessCheck:
                                    entailment, contradiction)
             verbatim = False
             if not it.fragment and len(words(it.text)) >= 3:
-                if copies is None:
-                    copies = frozenset(_verbatim_key(sp.of(c)) for c in contexts for sp in split_sentences(c))
                 # a word-for-word copy of a whole context sentence says what the context says: the model's reading
                 # of it (a negation elsewhere in the passage can pull a copy towards "contradicted") does not count
                 verbatim = _verbatim_key(it.text) in copies
