@@ -187,3 +187,29 @@ def test_resume_can_reschedule_the_run(corpus: Path, tmp_path: Path) -> None:
     state = torch.load(run_dir / "checkpoint" / "state.pt", weights_only=False)
     assert state["total_steps"] < before and state["progress"]["step"] == state["total_steps"]
     assert json.loads((run_dir / "config.json").read_text())["epochs"] == 1
+
+
+def test_context_swaps_take_the_replacement_from_the_premise() -> None:
+    from guardrail.training.data import Pair
+    from guardrail.training.synthetic import context_swaps
+
+    premise = ("Marie Curie shared the 1903 prize with Pierre Curie and Henri Becquerel in Stockholm. "
+               "Albert Einstein won in 1921 for work done in Bern, 16 years after 1905.")
+    hyps = ["In 1903 Pierre Curie shared the prize.", "Albert Einstein won in 1921.", "The prize went to Stockholm."]
+    pool = [Pair(premise, h, 0, False, "d", str(i)) for i, h in enumerate(hyps * 10)]
+    pool.append(Pair(premise, "Einstein lost in 1921.", 2, False, "d", "neg"))  # not entailed: never a source
+    made = context_swaps(pool, 90, seed=2)
+    swaps = [p for p in made if p.dataset == "ctxswap"]
+    keeps = [p for p in made if p.dataset == "ctxswap_keep"]
+    assert len(made) == 90 and abs(len(swaps) - 2 * len(keeps)) <= 2
+    premise_words = set(re.findall(r"\w+", premise))
+    for p in keeps:
+        assert p.hypothesis in hyps and p.label == 0
+    for p in swaps:
+        assert p.label == 1 and p.two_way and p.hypothesis not in hyps
+        # every word is the premise's own, so only who-did-what separates a swap from its source
+        assert set(re.findall(r"\w+", p.hypothesis)) <= premise_words | {"In", "The", "went", "to"}, p.hypothesis
+        # no alias swaps: "Marie Curie" (a name sharing a word) never replaces "Pierre Curie"
+        assert "Marie Curie" not in p.hypothesis
+    assert {p.hypothesis for p in swaps} & {"In 1903 Henri Becquerel shared the prize.", "In 1921 Pierre Curie shared the prize."}
+    assert not any("Einstein lost" in p.hypothesis for p in made)

@@ -255,3 +255,47 @@ def negation_contexts(pairs: Sequence[Pair], n: int, *, seed: int = 13) -> list[
             continue
         out.append(Pair(premise, hyp, label, False, f"negctx_{kind}", f"{src.dataset}:{src.id}:{len(out)}"))
     return out
+
+
+def _spans(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
+    return [m for m in pattern.finditer(text) if m.group().strip()]
+
+
+def context_swaps(pairs: Sequence[Pair], n: int, *, seed: int = 13) -> list[Pair]:
+    """Up to ``n`` pairs whose hypothesis has one name, number or year swapped for another *of its own premise*
+    (FactCC's entity swap, which draws replacements from the source document).
+
+    The hard negatives of :func:`hard_negatives` bring in a word the premise lacks, which lexical overlap catches.
+    Here every word of the changed hypothesis occurs in the premise, so only reading who did what tells them apart:
+    "X was born before Y" against a passage that names both. Shares: a third the unchanged hypothesis (entailed, on
+    the same premises, so naming two entities of the premise is no cue), two thirds a swap (not entailed, 2-way: a
+    swap can be contradicted or merely unsupported). A replacement shares no word with the span it replaces and
+    does not occur in the hypothesis already, so aliases ("Obama" for "Barack Obama") are never swapped.
+    """
+    rng = random.Random(seed)
+    entailed = [p for p in pairs if p.label == 0 and 3 <= len(p.hypothesis.split()) <= 60
+                and not p.hypothesis.startswith("Q: ")]
+    out: list[Pair] = []
+    swapped = attempts = 0
+    while len(out) < n and attempts < n * 20 and entailed:
+        attempts += 1
+        src = rng.choice(entailed)
+        hyp = src.hypothesis
+        if len(out) - swapped < swapped / 2:  # one unchanged for every two swaps made
+            out.append(Pair(src.premise, hyp, 0, True, "ctxswap_keep", f"{src.dataset}:{src.id}:{len(out)}"))
+            continue
+        pattern = rng.choice([_NAME, _NAME, _NUM, _YEAR])
+        spans = _spans(pattern, hyp)
+        if not spans:
+            continue
+        m = rng.choice(spans)
+        old = m.group()
+        old_words = {w.lower() for w in old.split()}
+        pool = sorted({x.group() for x in _spans(pattern, src.premise)})
+        choices = [x for x in pool if not old_words & {w.lower() for w in x.split()} and x.lower() not in hyp.lower()]
+        if not choices:
+            continue
+        new = hyp[: m.start()] + rng.choice(choices) + hyp[m.end():]
+        out.append(Pair(src.premise, new, 1, True, "ctxswap", f"{src.dataset}:{src.id}:{len(out)}"))
+        swapped += 1
+    return out

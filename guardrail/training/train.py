@@ -54,6 +54,8 @@ class TrainConfig:
     hard_negatives: int = 0
     #: pairs whose premise holds an unrelated negated sentence (claim and copies, entailed and flipped)
     negation_contexts: int = 0
+    #: hypotheses with a name, number or year swapped for another of their own premise (and as many unchanged)
+    context_swaps: int = 0
     #: bf16 autocast around forward and loss (fp32 master weights); "auto" = on where the CPU has bf16 units
     bf16: bool | str = "auto"
     #: keep the word-embedding matrix fixed (half of MiniLM's parameters; the optimizer step gets ~4x cheaper)
@@ -345,7 +347,12 @@ def build_training_mix(cfg: TrainConfig) -> Mix:
 
         base = [p for p in mix.train if not p.dataset.startswith("hard_")]
         mix.train.extend(negation_contexts(base, cfg.negation_contexts, seed=cfg.seed + 1))
-    if cfg.corpus or cfg.hard_negatives or cfg.negation_contexts:
+    if cfg.context_swaps:
+        from guardrail.training.synthetic import context_swaps
+
+        base = [p for p in mix.train if not p.dataset.startswith(("hard_", "negctx_"))]
+        mix.train.extend(context_swaps(base, cfg.context_swaps, seed=cfg.seed + 2))
+    if cfg.corpus or cfg.hard_negatives or cfg.negation_contexts or cfg.context_swaps:
         random.Random(cfg.seed).shuffle(mix.train)
     return mix
 
