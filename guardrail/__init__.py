@@ -5,6 +5,8 @@
 >>> ev.evaluate(question, contexts, response).faithfulness.score           # doctest: +SKIP
 """
 
+import typing as _typing
+
 from guardrail.checks.evaluator import CHECKS, CheckTimings, Evaluation, Evaluator
 from guardrail.checks.faithfulness import (
     ContextRef,
@@ -39,11 +41,24 @@ from guardrail.scorers.nli import (
     default_nli_model,
 )
 from guardrail.streaming import StreamEnd, StreamGuard
-from guardrail.telemetry import Telemetry, metrics_app
 from guardrail.text import Span, split_sentences
 from guardrail.verdict import Scores, Timings, Verdict
 
 __version__ = "0.1.0"
+
+if _typing.TYPE_CHECKING:
+    from guardrail.telemetry import Telemetry, metrics_app
+
+#: imported on first use: prometheus_client (and its http.server) costs ~30 ms of a cold start that may never need it
+_LAZY = {"Telemetry": "guardrail.telemetry", "metrics_app": "guardrail.telemetry"}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'guardrail' has no attribute {name!r}")
 
 __all__ = [
     "CHECKS",

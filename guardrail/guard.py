@@ -11,9 +11,9 @@ streamed answer sentence by sentence (see :class:`guardrail.streaming.StreamGuar
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -213,6 +213,8 @@ class Guard:
         generation: float | None = None,
     ) -> Verdict:
         """As :meth:`check`; scoring runs in the guard's worker threads, the event loop stays free."""
+        import asyncio  # here, not at the top: a sync-only cold start need not pay for it (~15 ms)
+
         start = time.perf_counter()
         loop = asyncio.get_running_loop()
         with self._track():
@@ -258,7 +260,9 @@ class Guard:
     # ----------------------------------------------------------------- internals
     def classify(self, exc: BaseException) -> tuple[str, str]:
         """(reason, message) of a scoring failure; reasons are the bounded metric label values."""
-        if isinstance(exc, (FutureTimeout, asyncio.TimeoutError, TimeoutError)):
+        asyncio = sys.modules.get("asyncio")  # never imported: no asyncio timeout can have been raised
+        timeouts = (FutureTimeout, TimeoutError) + ((asyncio.TimeoutError,) if asyncio is not None else ())
+        if isinstance(exc, timeouts):
             return "timeout", f"check exceeded the latency budget of {self.policy.latency_budget_s}s"
         if isinstance(exc, OverloadedError):
             return "overload", str(exc)

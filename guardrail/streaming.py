@@ -16,7 +16,6 @@ Released text is always an exact prefix of the generated text (chunks are never 
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import re
 import time
@@ -153,6 +152,8 @@ class StreamGuard:
         """As :meth:`feed`; in hold mode the splitting and scoring run off the event loop."""
         if not self.hold or self.stopped:
             return self.feed(chunk)
+        import asyncio  # in the async paths only: sync users' cold start does not pay for asyncio
+
         return await asyncio.to_thread(self.feed, chunk)
 
     def finish(self, *, time_to_first_token: float | None = None, generation: float | None = None) -> StreamEnd:
@@ -172,6 +173,8 @@ class StreamGuard:
         return self._finished
 
     async def afinish(self, *, time_to_first_token: float | None = None, generation: float | None = None) -> StreamEnd:
+        import asyncio
+
         return await asyncio.to_thread(lambda: self.finish(time_to_first_token=time_to_first_token, generation=generation))
 
     def stop(self, reason: str, check: str) -> None:
@@ -446,6 +449,8 @@ class AsyncGatedStream(_Gated[Item], AsyncIterator[Item]):
                 self._ended(*await self._gate.aend())
                 continue
             if self._gate.stream.hold:
+                import asyncio
+
                 self._out.extend(await asyncio.to_thread(self._gate.push, item))
             else:
                 self._out.extend(self._gate.push(item))

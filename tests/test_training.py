@@ -213,3 +213,33 @@ def test_context_swaps_take_the_replacement_from_the_premise() -> None:
         assert "Marie Curie" not in p.hypothesis
     assert {p.hypothesis for p in swaps} & {"In 1903 Henri Becquerel shared the prize.", "In 1921 Pierre Curie shared the prize."}
     assert not any("Einstein lost" in p.hypothesis for p in made)
+
+
+def test_quantized_export_ships_the_optimised_graph(tiny_nli: Path, tmp_path: Path) -> None:
+    """`guardrail export` writes the graph onnxruntime runs, so loading skips the fusion passes; outputs unchanged."""
+    import shutil
+
+    import onnx
+    import onnxruntime as ort
+
+    from guardrail.training.export import optimize_for_loading, quantize_int8
+
+    plain = tmp_path / "plain.int8.onnx"
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(str(tiny_nli / "model.onnx"), str(plain), weight_type=QuantType.QInt8, per_channel=True)
+    shutil.copy(tiny_nli / "model.onnx", tmp_path / "model.onnx")
+    shipped = quantize_int8(tmp_path / "model.onnx")
+    assert shipped == tmp_path / "model.int8.onnx"
+    before, after = onnx.load(str(plain)), onnx.load(str(shipped))
+    assert len(after.graph.node) < len(before.graph.node)  # fused
+    assert any(n.domain == "com.microsoft" for n in after.graph.node)
+    rng = np.random.default_rng(0)
+    for length in (5, 37, 120):
+        ids = rng.integers(1000, 30000, (2, length))
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+        a = ort.InferenceSession(str(plain), providers=["CPUExecutionProvider"]).run(None, feed)[0]
+        b = ort.InferenceSession(str(shipped), providers=["CPUExecutionProvider"]).run(None, feed)[0]
+        assert np.array_equal(a, b)
+    assert optimize_for_loading(shipped) == shipped  # idempotent, in place
+    assert not list(tmp_path.glob("*.tmp"))

@@ -13,8 +13,8 @@ import numpy as np
 
 from guardrail.errors import ConfigurationError, InputError, ModelLoadError
 from guardrail.scorers.backends import BACKENDS, Backend, make_backend
-from guardrail.scorers.hub import resolve_model_dir
 from guardrail.scorers.cache import LRUCache
+from guardrail.scorers.hub import resolve_model_dir
 from guardrail.scorers.tokenizer import Tokenizer, length_batches
 
 #: where the trained default model lives inside the package (shipped by the training pipeline)
