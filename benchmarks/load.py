@@ -8,16 +8,25 @@ the case the per-text caches are for). A pool of clients keeps C requests
 in flight for a fixed number of requests; printed: requests/s, p50 and p99 latency, the share of 503 overload
 answers, and the ratio of throughput at C to throughput at concurrency 1.
 
-    python benchmarks/load.py [--requests 48] [--concurrency 1 4 16] [--no-micro-batch] [--max-pending N]
+The gateway runs in a process of its own (as `guardrail serve` does), so the load generator and the fake upstream do
+not share its interpreter lock; `--in-process` puts all three in one process (the figures before 2026-11-22).
+
+    python benchmarks/load.py [--requests 48] [--concurrency 1 4 16] [--micro-batch] [--max-pending N] [--threads N]
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
+import json
 import os
+import socket
 import statistics
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -92,39 +101,97 @@ def run(url: str, n: int, c: int) -> tuple[float, list[float], int, int]:
     return n / wall, lat, codes.count(503), codes.count(200)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--requests", type=int, default=48)
-    ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16])
-    ap.add_argument("--no-micro-batch", action="store_true")
-    ap.add_argument("--max-pending", type=int, default=None)
-    ap.add_argument("--threads", type=int, default=os.cpu_count())
-    args = ap.parse_args()
-    mb = not args.no_micro_batch
-    threads = args.threads if mb else None
+def build_guard(args: argparse.Namespace) -> tuple[Guard, Telemetry, NLIScorer, EmbeddingScorer]:
     # every answer is new: its NLI pairs are never cached (cache_size=0); the chunks repeat, so their embeddings are
-    nli = NLIScorer(default_nli_model(), threads=threads, micro_batch=mb, cache_size=0)
-    embedder = EmbeddingScorer(threads=threads, micro_batch=mb)
+    nli = NLIScorer(default_nli_model(), threads=args.threads, micro_batch=args.micro_batch, cache_size=0)
+    embedder = EmbeddingScorer(threads=args.threads, micro_batch=args.micro_batch)
     telemetry = Telemetry(CollectorRegistry(), route="gateway", model="m")
     policy = Policy(action="block")
     guard = Guard(Evaluator(nli=nli, embedder=embedder, checks=policy.checks), policy, observer=telemetry,
                   **({"max_pending": args.max_pending} if args.max_pending else {}))
+    return guard, telemetry, nli, embedder
+
+
+def serve_gateway(args: argparse.Namespace) -> None:
+    """The child process: the gateway alone on --port, in front of --upstream."""
+    import uvicorn
+
+    guard, telemetry, _, _ = build_guard(args)
+    uvicorn.run(create_gateway(args.upstream, guard, telemetry), host="127.0.0.1", port=args.port,
+                log_level="warning", lifespan="on")
+
+
+@contextlib.contextmanager
+def gateway_process(args: argparse.Namespace, upstream: str) -> Iterator[str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, __file__, "--serve-gateway", "--upstream", upstream, "--port", str(port),
+           *(["--threads", str(args.threads)] if args.threads else []), *(["--micro-batch"] if args.micro_batch else []),
+           *(["--max-pending", str(args.max_pending)] if args.max_pending else [])]
+    proc = subprocess.Popen(cmd)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(url + "/healthz", timeout=1)
+                break
+            except httpx.TransportError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the gateway process did not start") from None
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--requests", type=int, default=48)
+    ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16])
+    ap.add_argument("--micro-batch", action="store_true", help="serialise model calls through the micro-batcher")
+    ap.add_argument("--max-pending", type=int, default=None)
+    ap.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default: onnxruntime's choice)")
+    ap.add_argument("--in-process", action="store_true", help="gateway, upstream and load generator in one process")
+    ap.add_argument("--serve-gateway", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--upstream", help=argparse.SUPPRESS)
+    ap.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--json", help="also write the figures to this JSON file")
+    args = ap.parse_args()
+    if args.serve_gateway:
+        return serve_gateway(args)
     upstream = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
-    print(f"micro-batching {'on' if mb else 'off'}, onnxruntime threads {threads or 'default'}, "
-          f"{args.requests} requests per level")
-    with served(upstream) as up, served(create_gateway(up + "/v1", guard, telemetry), lifespan="on") as url:
-        run(url, 4, 1)  # warm up
+    print(f"micro-batching {'on' if args.micro_batch else 'off'}, onnxruntime threads {args.threads or 'default'}, "
+          f"gateway {'in the load process' if args.in_process else 'in its own process'}, {args.requests} requests "
+          f"per level")
+    scorers: tuple[Any, ...] = ()
+    with contextlib.ExitStack() as stack:
+        up = stack.enter_context(served(upstream))
+        if args.in_process:
+            guard, telemetry, *scorers = build_guard(args)
+            url = stack.enter_context(served(create_gateway(up + "/v1", guard, telemetry), lifespan="on"))
+        else:
+            url = stack.enter_context(gateway_process(args, up + "/v1"))
+        run(url, 8, 1)  # warm up
         base = None
+        rows = []
         print(f"{'concurrency':>11} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'200':>5} {'503':>5} {'x c1':>6}")
         for c in args.concurrency:
             rps, lat, overloaded, ok = run(url, args.requests, c)
             base = base or rps
             lat.sort()
             p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+            rows.append({"concurrency": c, "rps": rps, "p50_ms": statistics.median(lat) * 1000, "p99_ms": p99 * 1000,
+                         "ok": ok, "overloaded": overloaded, "x_c1": rps / base})
             print(f"{c:>11} {rps:7.2f} {statistics.median(lat) * 1000:8.0f} {p99 * 1000:8.0f} {ok:>5} {overloaded:>5} "
                   f"{rps / base:6.2f}")
-    for scorer in (nli, embedder):
-        backend = scorer._load()[1] if scorer is embedder else scorer._load()[2]
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(rows, fh, indent=1)
+    for scorer in scorers:
+        backend = scorer._load()[1] if isinstance(scorer, EmbeddingScorer) else scorer._load()[2]
         if hasattr(backend, "forward_passes"):
             print(f"{type(scorer).__name__}: {backend.jobs} calls served by {backend.forward_passes} forward passes")
 

@@ -239,6 +239,12 @@ class Guard:
         The entry point for checkers that score piece by piece (streams); they decide with :func:`decide`."""
         return self._submit(fn, *args).result(timeout=self.policy.latency_budget_s)
 
+    def start(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        """Start one scoring call in the guard's worker threads and return at once (admission control applies:
+        :class:`OverloadedError` when ``max_pending`` checks are pending). For work whose inputs are known before
+        the answer is, e.g. a stream's retrieval check while the model is still writing its first sentence."""
+        return self._submit(fn, *args)
+
     def report(self, verdict: Verdict, question: str | None = None, contexts: Sequence[str] | None = None) -> Verdict:
         """Hand a verdict made outside :meth:`check` (e.g. by a stream checker) to the observer (and, given the
         question and contexts, to the tap)."""

@@ -21,6 +21,7 @@ import re
 import time
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
 import numpy as np
@@ -85,6 +86,16 @@ class StreamGuard:
         self._error: BaseException | None = None
         self._failed = False
         self._finished: StreamEnd | None = None
+        # hold mode: the retrieval check needs only the question and the chunks, so it starts now and runs while the
+        # model writes its first sentence, instead of after it (it is the larger part of the first sentence's wait)
+        self._retrieval_started: Future[RetrievalRelevance | None] | BaseException | None = None
+        self._retrieval_t0 = time.perf_counter()
+        evaluator = guard.evaluator
+        if self.hold and self.policy.retrieval_relevance is not None and evaluator.relevance_check is not None:
+            try:
+                self._retrieval_started = guard.start(self._timed_retrieval)
+            except Exception as exc:  # noqa: BLE001 - e.g. overload: raised where the check's result is needed
+                self._retrieval_started = exc
 
     @property
     def text(self) -> str:
@@ -207,9 +218,7 @@ class StreamGuard:
         evaluator = self.guard.evaluator
         try:
             if policy.retrieval_relevance is not None and not self._retrieval_done:
-                t0 = time.perf_counter()
-                self._retrieval = self.guard.score(evaluator.relevance_check.retrieval, self.question, self.contexts)  # type: ignore[union-attr]
-                self._retr_s += time.perf_counter() - t0
+                self._retrieval = self._retrieval_result()
                 self._retrieval_done = True
                 top = self._retrieval.top if self._retrieval else None
                 if top is None or top < policy.retrieval_relevance:
@@ -235,6 +244,24 @@ class StreamGuard:
                 ok = False
                 self._failed = True
         return ok
+
+    def _timed_retrieval(self) -> RetrievalRelevance | None:
+        t0 = time.perf_counter()
+        try:
+            return self.guard.evaluator.relevance_check.retrieval(self.question, self.contexts)  # type: ignore[union-attr]
+        finally:
+            self._retr_s += time.perf_counter() - t0
+
+    def _retrieval_result(self) -> RetrievalRelevance | None:
+        started, self._retrieval_started = self._retrieval_started, None
+        if isinstance(started, BaseException):
+            raise started
+        if started is None:
+            return self.guard.score(self._timed_retrieval)
+        # the latency budget counts from the check's start, as for any other check
+        budget = self.policy.latency_budget_s
+        remaining = None if budget is None else max(budget - (time.perf_counter() - self._retrieval_t0), 0.0)
+        return started.result(timeout=remaining)
 
     def _verdict(self, ttft: float | None, generation: float | None) -> Verdict:
         """The guard's decision over the checked sentences; scoring errors follow ``on_error`` unless a real

@@ -469,3 +469,29 @@ def test_empty_answers_are_a_policy_choice(evaluator: Evaluator) -> None:
     assert v.action == "block" and v.failed_checks == ("empty_answer",) and "empty" in v.reasons[0]
     s = g.stream(Q, CTX)
     assert s.finish().verdict.failed_checks == ("empty_answer",)
+
+
+def test_block_stream_runs_the_retrieval_check_while_the_first_sentence_is_written(evaluator: Evaluator) -> None:
+    """The retrieval check needs no answer: a hold-mode stream starts it when it is opened, so the first sentence
+    waits only for its own faithfulness check. A flag-mode stream does no work before the answer is complete."""
+    embedder = evaluator.relevance_check.embedder  # type: ignore[union-attr]
+    contexts = [f"Stores open at {h} am on weekdays and close at six." for h in range(7, 10)]  # new texts: not cached
+    g, telemetry = make(evaluator, action="flag")
+    before = embedder.tokens_run
+    flagged = g.stream("When do stores open? (flag)", contexts)
+    time.sleep(0.2)
+    assert embedder.tokens_run == before
+    g, telemetry = make(evaluator, action="block", faithfulness=0.0, retrieval_relevance=0.0)
+    stream = g.stream("When do stores open?", contexts)
+    deadline = time.monotonic() + 10
+    while embedder.tokens_run == before and time.monotonic() < deadline:  # no text fed yet
+        time.sleep(0.01)
+    ran = embedder.tokens_run - before
+    assert ran > 0
+    released = stream.feed("Stores open at 7 am on weekdays. ") + stream.finish().text
+    assert released == "Stores open at 7 am on weekdays. "
+    assert embedder.tokens_run - before == ran  # the check ran once, before the text came
+    end = stream.finish()
+    assert end.verdict.action == "pass" and end.verdict.evaluation.retrieval is not None
+    assert end.verdict.evaluation.timings.retrieval_relevance > 0
+    flagged.finish()
