@@ -20,7 +20,6 @@ import argparse
 import concurrent.futures
 import contextlib
 import json
-import os
 import socket
 import statistics
 import subprocess
