@@ -118,8 +118,10 @@ def _print_table(results: Sequence[tuple[Record, Any]], out: TextIO, *, details:
             where = ""
             if s.sentence is not None:
                 snippet = s.sentence.text if len(s.sentence.text) < 90 else s.sentence.text[:87] + "..."
-                where = f"; best: chunk {s.sentence.chunk} \"{snippet}\""
-            contra = "" if s.contradiction is None else f", contradiction {s.contradiction:.2f}"
+                label = {"contradicts": "contradicted by", "closest": "closest"}.get(s.sentence_role or "", "best")
+                where = f"; {label}: chunk {s.sentence.chunk} \"{snippet}\""
+            contradiction = s.sentence_contradiction if s.sentence_role == "contradicts" else s.contradiction
+            contra = "" if contradiction is None else f", contradiction {contradiction:.2f}"
             terms = f"; not in context: {', '.join(s.unsupported_terms)}" if s.unsupported_terms else ""
             mark = "" if not details else ("  ok " if s.supported else "  NO ")
             out.write(f"{'':<{w}}  {mark}  sentence {s.index + 1} \"{s.text}\": entailment {s.entailment:.2f}{contra}{where}{terms}\n")

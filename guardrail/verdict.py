@@ -76,17 +76,21 @@ class Verdict:
 
 
 def sentence_reason(s: Any) -> str:
-    """'sentence 3 "..." is not supported by any retrieved passage (best: chunk 2, entailment 0.04, ...)'."""
+    """'sentence 3 "..." is not supported by the retrieved passages (closest: chunk 2, entailment 0.04, ...)'."""
     text = s.text if len(s.text) <= 120 else s.text[:117] + "..."
+    role = getattr(s, "sentence_role", None)
+    contradicted = role == "contradicts" or (role is None and (s.contradiction or 0) > 0.5)
     parts = []
     if s.sentence is not None:
-        parts.append(f"best: chunk {s.sentence.chunk}")
+        parts.append(f"{'contradicting' if contradicted else 'closest' if role == 'closest' else 'best'}: "
+                     f"chunk {s.sentence.chunk}")
     if s.entailment is not None:
         parts.append(f"entailment {s.entailment:.2f}")
-    if s.contradiction is not None:
-        parts.append(f"contradiction {s.contradiction:.2f}")
+    contradiction = s.sentence_contradiction if role == "contradicts" else s.contradiction
+    if contradiction is not None:
+        parts.append(f"contradiction {contradiction:.2f}")
     if s.unsupported_terms:
         parts.append("not in any passage: " + ", ".join(s.unsupported_terms))
-    where = "is contradicted by" if (s.contradiction or 0) > 0.5 else "is not supported by"
+    where = "is contradicted by" if contradicted else "is not supported by"
     detail = f" ({'; '.join(parts)})" if parts else ""
     return f'sentence {s.index + 1} "{text}" {where} the retrieved passages{detail}'

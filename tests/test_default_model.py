@@ -57,6 +57,32 @@ def test_hallucinated_sentence_is_named_with_reasons(nli: NLIScorer) -> None:
     assert r.unsupported == (second,)
 
 
+def test_an_unsupported_sentence_points_at_what_contradicts_it_or_is_closest(nli: NLIScorer) -> None:
+    """Nothing entails a hallucinated sentence, so its best-entailment premise can be about anything (the shipping
+    chunk, for a claim about returns): the evidence shows the passage that contradicts it, or the closest one."""
+    from guardrail import Guard, Policy
+
+    response = "Items can be returned within 30 days of delivery. You can return items within 60 days. " \
+               "Refunds are paid in cash at any of our stores."
+    r = FaithfulnessCheck(nli).run("How do returns work?", CONTEXTS, response)
+    ok, wrong, unrelated = r.sentences
+    assert ok.supported and ok.sentence_role == "supports"
+    assert not wrong.supported and wrong.sentence_role == "contradicts"
+    assert wrong.sentence is not None and wrong.sentence.text == "Items can be returned within 30 days of delivery."
+    assert not unrelated.supported and unrelated.sentence_role in ("closest", "contradicts")
+    assert unrelated.sentence is not None and unrelated.sentence.chunk == 1  # the returns chunk, not shipping
+    verdict = Guard(Evaluator(nli=nli, checks=["faithfulness"]), Policy(action="block", retrieval_relevance=None,
+                                                                       response_relevance=None)).check(
+        "How do returns work?", CONTEXTS, response)
+    assert verdict.action == "block"
+    assert any('"You can return items within 60 days." is contradicted by' in x and "contradicting: chunk 1" in x
+               for x in verdict.reasons), verdict.reasons
+    # a one-word answer no sentence contains: the question picks the sentence to show
+    r = FaithfulnessCheck(nli).run("How much does express delivery cost?", CONTEXTS, "$25")
+    (s,) = r.sentences
+    assert not s.supported and s.sentence is not None and s.sentence.text == "Express delivery costs $15."
+
+
 def test_faithful_answers_score_above_hallucinated_ones(nli: NLIScorer) -> None:
     check = FaithfulnessCheck(nli)
     pairs = [

@@ -124,9 +124,9 @@ class SentenceEvidence:
     contradiction: float | None
     #: the strongest contradiction over all premises checked
     max_contradiction: float | None
-    #: the premise that gave the best entailment (what the model read)
+    #: the premise that gave the best entailment (what the score was computed from)
     premise: ContextRef | None
-    #: the context sentence inside that premise closest to the claim (what a user should look at)
+    #: the context sentence a user should look at, closest to the claim inside the premise ``sentence_role`` names
     sentence: ContextRef | None
     #: share of the sentence's content words present in the best premise
     coverage: float | None
@@ -138,6 +138,13 @@ class SentenceEvidence:
     supported: bool | None
     #: the sentence repeats a whole context sentence word for word: supported whatever the model reads (score 1.0)
     verbatim: bool = False
+    #: where ``sentence`` comes from: "supports" (the best-entailment premise of a supported sentence),
+    #: "contradicts" (an unsupported sentence's first premise in rank order with contradiction >= 0.5 and above its
+    #: entailment) or "closest" (otherwise, the premise sharing most words with it: when nothing entails, the
+    #: best-entailment premise is often about something else)
+    sentence_role: str | None = None
+    #: the model's contradiction probability at the premise ``sentence`` comes from
+    sentence_contradiction: float | None = None
 
     @property
     def checked(self) -> bool:
@@ -273,6 +280,7 @@ class FaithfulnessCheck:
         threshold = self.threshold
         ctx_tokens: set[str] | None = None
 
+        question_words = content_stems(question) if question else []
         pair_ids: dict[tuple[str, str], int] = {}
         per_item: list[list[tuple[int, Premise]]] = []
         for it in items:
@@ -280,7 +288,7 @@ class FaithfulnessCheck:
                 per_item.append([])
                 continue
             hyp_words = content_stems(it.hypothesis)
-            chosen = [u[0] for u in units] if cfg.mode == "exhaustive" else rank_units(index, units, hyp_words, cfg.top_k)
+            chosen = [u[0] for u in units] if cfg.mode == "exhaustive" else rank_units(index, units, hyp_words, cfg.top_k, question_words)
             refs = []
             for premise in chosen:
                 key = (premise.text, it.hypothesis)
@@ -333,8 +341,6 @@ class FaithfulnessCheck:
             best = int(ent.argmax())
             premise = refs[best][1]
             hyp_words = content_stems(it.text)
-            sent_span = index.best_sentence(premise, content_stems(it.hypothesis))
-            chunk_text = contexts[premise.chunk]
             entailment = float(ent[best])
             contradiction = None if np.isnan(con[best]) else float(con[best])
             cov = coverage(hyp_words, frozenset(content_stems(premise.text)))
@@ -355,6 +361,17 @@ class FaithfulnessCheck:
                     score = 1.0
             scores.append(score)
             nli_scores.append(entailment)
+            shown, role = premise, "supports"
+            if score < threshold:
+                # in rank order (most shared words first): the model's contradiction with a passage about something
+                # else means little ("$25" against the returns policy), with the passage on the topic it means much
+                cons = np.nan_to_num(con, nan=0.0)
+                k = next((j for j in range(len(refs)) if cons[j] >= 0.5 and cons[j] > ent[j]), None)
+                shown, role = (refs[0][1], "closest") if k is None else (refs[k][1], "contradicts")
+                shown_con = None if np.isnan(con[k or 0]) else float(con[k or 0])
+            else:
+                shown_con = contradiction
+            sent_span = index.best_sentence(shown, content_stems(it.hypothesis), question_words)
             evidence.append(
                 SentenceEvidence(
                     index=i,
@@ -367,13 +384,15 @@ class FaithfulnessCheck:
                     contradiction=contradiction,
                     max_contradiction=None if np.isnan(con).all() else float(np.nanmax(con)),
                     premise=ContextRef(premise.chunk, premise.span.start, premise.span.end, premise.text),
-                    sentence=ContextRef(premise.chunk, sent_span.start, sent_span.end, sent_span.of(chunk_text)),
+                    sentence=ContextRef(shown.chunk, sent_span.start, sent_span.end, sent_span.of(contexts[shown.chunk])),
                     coverage=cov,
                     context_coverage=ctx_cov,
                     unsupported_terms=terms,
                     premises_checked=len(refs),
                     supported=score >= threshold,
                     verbatim=verbatim,
+                    sentence_role=role,
+                    sentence_contradiction=shown_con,
                 )
             )
         return FaithfulnessResult(

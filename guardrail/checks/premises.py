@@ -146,12 +146,14 @@ class ContextIndex:
                 out.append((Premise(c, span, span.of(text)), frozenset().union(*words[lo : hi + 1])))
         return out
 
-    def best_sentence(self, premise: Premise, hyp_words: Sequence[str]) -> Span:
-        """The context sentence inside ``premise`` that shares most (IDF-weighted) words with the hypothesis."""
-        best, best_score = None, -1.0
+    def best_sentence(self, premise: Premise, hyp_words: Sequence[str], tie_words: Sequence[str] = ()) -> Span:
+        """The context sentence inside ``premise`` that shares most (IDF-weighted) words with the hypothesis; ties
+        (e.g. a one-word answer that no sentence contains) go to the sentence sharing most of ``tie_words`` (the
+        question's)."""
+        best, best_score = None, (-1.0, -1.0)
         for span, words in zip(self.sentences[premise.chunk], self.sentence_words[premise.chunk]):
             if span.start >= premise.span.start and span.end <= premise.span.end:
-                score = self.overlap(hyp_words, words)
+                score = (self.overlap(hyp_words, words), self.overlap(tie_words, words) if tie_words else 0.0)
                 if score > best_score:
                     best, best_score = span, score
         return best if best is not None else premise.span
@@ -162,9 +164,14 @@ def rank_units(
     units: Sequence[tuple[Premise, frozenset[str]]],
     hyp_words: Sequence[str],
     top_k: int,
+    tie_words: Sequence[str] = (),
 ) -> list[Premise]:
-    """The ``top_k`` units with the highest overlap (ties keep context order)."""
+    """The ``top_k`` units with the highest overlap; ties go to the units sharing most of ``tie_words`` (the
+    question's: "$25" shares no word with any passage, "How much does express delivery cost?" does), then to
+    context order."""
     scored = sorted(
-        range(len(units)), key=lambda i: (-index.overlap(hyp_words, units[i][1]), i)
+        range(len(units)),
+        key=lambda i: (-index.overlap(hyp_words, units[i][1]),
+                       -index.overlap(tie_words, units[i][1]) if tie_words else 0.0, i),
     )
     return [units[i][0] for i in scored[:top_k]]
