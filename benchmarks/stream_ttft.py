@@ -1,4 +1,4 @@
-"""Streaming block mode: time to first token through the gateway vs straight from the upstream (issue 10).
+"""Streaming: time to first token through the gateway (block mode, or --action flag) vs straight from the upstream.
 
 The upstream (the tests' local OpenAI-compatible server) streams the reference answer in 5-character chunks; the
 gateway holds each sentence until it passed, so its first content byte waits for sentence 1 to be generated and
@@ -8,7 +8,7 @@ embeds them: it starts when the stream opens and runs while the model writes sen
 upstream wait that long before each 5-character chunk (0.02 s ~ 60 tokens/s, a typical hosted model); the default 0
 writes the whole answer at once. Medians over N sequential requests.
 
-    python benchmarks/stream_ttft.py [-n 20] [--chunk-delay 0.02] [--new-chunks]
+    python benchmarks/stream_ttft.py [-n 20] [--chunk-delay 0.02] [--new-chunks] [--action flag]
 """
 
 from __future__ import annotations
@@ -65,8 +65,11 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=20)
     ap.add_argument("--chunk-delay", type=float, default=0.0, help="upstream seconds before each 5-character chunk")
     ap.add_argument("--new-chunks", action="store_true", help="every request has chunks never seen before")
+    ap.add_argument("--action", default="block", choices=["block", "flag"],
+                    help="flag: the text is delivered as it comes and checked after the last chunk")
     args = ap.parse_args()
-    policy = Policy(action="block")
+    policy = Policy(action=args.action)
+    mode = f"gateway, {args.action} mode"
     guard = Guard(Evaluator(nli=NLIScorer(default_nli_model(), cache_size=0), embedder=EmbeddingScorer(),
                             checks=policy.checks), policy)
     telemetry = Telemetry(CollectorRegistry(), route="bench", model="m")
@@ -74,7 +77,7 @@ def main() -> None:
                                                     lifespan="on") as gw:
         first_content(gw, -1)  # warm up: models loaded, chunks embedded
         rows = {}
-        for label, url in (("upstream directly", upstream), ("gateway, block mode", gw)):
+        for label, url in (("upstream directly", upstream), (mode, gw)):
             runs = [first_content(url, i, args.chunk_delay, args.new_chunks) for i in range(args.n)]
             rows[label] = tuple(statistics.median(r[k] for r in runs) for k in range(3))
     base = rows["upstream directly"]
@@ -83,7 +86,10 @@ def main() -> None:
     for label, (ttft, sentence, total) in rows.items():
         print(f"  {label:<22} first content {ttft * 1000:7.1f} ms   sentence 1 complete {sentence * 1000:7.1f} ms   "
               f"total {total * 1000:7.1f} ms")
-    gw = rows["gateway, block mode"]
+    gw = rows[mode]
+    if args.action == "flag":
+        print(f"  flag mode's first token comes {(gw[0] - base[0]) * 1000:.1f} ms after the upstream's")
+        return
     print(f"  block mode's first token comes {(gw[0] - base[0]) * 1000:.1f} ms after the upstream's; of that, "
           f"{(base[1] - base[0]) * 1000:.1f} ms is the upstream writing sentence 1 (held until checked) and "
           f"{(gw[0] - base[1]) * 1000:.1f} ms the guard")
