@@ -65,6 +65,9 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=20)
     ap.add_argument("--chunk-delay", type=float, default=0.0, help="upstream seconds before each 5-character chunk")
     ap.add_argument("--new-chunks", action="store_true", help="every request has chunks never seen before")
+    ap.add_argument("--gap", type=float, default=0.0,
+                    help="seconds between requests (flag mode checks after the last byte: back to back, that check "
+                         "shares the CPU with the next request's first token)")
     ap.add_argument("--action", default="block", choices=["block", "flag"],
                     help="flag: the text is delivered as it comes and checked after the last chunk")
     args = ap.parse_args()
@@ -78,11 +81,15 @@ def main() -> None:
         first_content(gw, -1)  # warm up: models loaded, chunks embedded
         rows = {}
         for label, url in (("upstream directly", upstream), (mode, gw)):
-            runs = [first_content(url, i, args.chunk_delay, args.new_chunks) for i in range(args.n)]
+            runs = []
+            for i in range(args.n):
+                time.sleep(args.gap)
+                runs.append(first_content(url, i, args.chunk_delay, args.new_chunks))
             rows[label] = tuple(statistics.median(r[k] for r in runs) for k in range(3))
     base = rows["upstream directly"]
     print(f"{args.n} sequential streams of the reference answer (5-character chunks, {args.chunk_delay * 1000:.0f} ms "
-          f"before each), {'new chunks in every request' if args.new_chunks else 'the same chunks'}, medians:")
+          f"before each), {'new chunks in every request' if args.new_chunks else 'the same chunks'}, "
+          f"{args.gap * 1000:.0f} ms between requests, medians:")
     for label, (ttft, sentence, total) in rows.items():
         print(f"  {label:<22} first content {ttft * 1000:7.1f} ms   sentence 1 complete {sentence * 1000:7.1f} ms   "
               f"total {total * 1000:7.1f} ms")
