@@ -29,3 +29,10 @@ fi
 python benchmarks/retrieval.py | tee "$out/retrieval_trecdl19.txt"
 python benchmarks/splitters.py | tee "$out/splitters.txt"
 python benchmarks/latency.py --nli-model "$model" | tee "$out/latency.txt"
+# speed under load, cold start, streaming and context length (issue 10); the shipped model, a quiet machine
+python benchmarks/python_api.py -n 40 --cold 9 | tee "$out/python_api.txt"
+(cd benchmarks && python load.py --requests 48 --concurrency 1 4 16) | tee "$out/load.txt"
+{ python benchmarks/stream_ttft.py -n 20
+  python benchmarks/stream_ttft.py -n 12 --chunk-delay 0.02 --new-chunks
+  python benchmarks/stream_ttft.py -n 20 --action flag --gap 0.3; } | tee "$out/stream_ttft.txt"
+python benchmarks/context_scaling.py --rounds 3 | tee "$out/context_scaling.txt"
