@@ -294,7 +294,7 @@ class StreamGuard:
             reason, message = self.guard.classify(self._error)
             applied: Action = self.policy.action if self.stopped else "pass"
             return dataclasses.replace(
-                verdict, action=applied, outcome="error", error=message,
+                verdict, action=applied, outcome="error", error=message, error_reason=reason,
                 reasons=(f"scoring failed ({reason}): {message}; applied {self.policy.on_error}",),
             )
         return verdict

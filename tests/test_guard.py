@@ -495,3 +495,26 @@ def test_block_stream_runs_the_retrieval_check_while_the_first_sentence_is_writt
     assert end.verdict.action == "pass" and end.verdict.evaluation.retrieval is not None
     assert end.verdict.evaluation.timings.retrieval_relevance > 0
     flagged.finish()
+
+
+def test_a_stream_opened_past_max_pending_is_blocked_as_overloaded(evaluator: Evaluator, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The early retrieval check is admitted like any check: refused at stream open, the stream's first sentence is
+    held and the answer blocked with reason overload (fail closed), never delivered unchecked."""
+    import threading
+
+    gate = threading.Event()
+    delay_faithfulness(evaluator, monkeypatch, lambda: gate.wait(10))
+    telemetry = Telemetry(CollectorRegistry(), route="chat", model="test-llm")
+    g = Guard(evaluator, Policy(action="block", faithfulness=0.0, retrieval_relevance=0.0), observer=telemetry,
+              max_workers=1, max_pending=1)
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(g.check, Q, CTX, "Items can be returned within 30 days.")
+        time.sleep(0.2)
+        stream = g.stream(Q, CTX)
+        out = stream.feed("Items can be returned within 30 days. ")
+        end = stream.finish()
+        gate.set()
+        assert running.result().outcome != "error"
+    assert out + end.text == ""
+    assert (end.verdict.action, end.verdict.outcome, end.verdict.error_reason) == ("block", "error", "overload")
+    assert sample(telemetry, "guardrail_check_errors_total", reason="overload") == 1
