@@ -23,6 +23,7 @@ from guardrail.stats import auroc, bootstrap_ci
 CONFIGS = {
     "sentence windows (default)": FaithfulnessConfig(),
     "single sentences, top 4": FaithfulnessConfig(window=0),
+    "best 2 sentences + best 2 windows": FaithfulnessConfig(top_k=2, sentences=2),
     "every sentence alone (exhaustive)": FaithfulnessConfig(mode="exhaustive"),
 }
 

@@ -167,3 +167,18 @@ def test_premises_stop_at_the_first_that_entails(nli: NLIScorer) -> None:
     assert b.pairs < a.pairs and b.model_tokens < a.model_tokens
     assert [s.supported for s in a.sentences] == [s.supported for s in b.sentences] == [True, False]
     assert entailed.entailment == a.sentences[0].entailment  # the top-ranked premise was the best one anyway
+
+
+def test_windows_and_single_sentences_can_be_read_together(nli: NLIScorer) -> None:
+    """``sentences=N`` adds a claim's best N single sentences to its windows: a window resolves "it" ("On weekends it
+    opens at 10 am." says what opens only with its neighbour), a sentence alone is read more sharply."""
+    claim = "On weekends the store opens at 10 am."
+    contexts = ["Our store opens at 9 am on weekdays. On weekends it opens at 10 am. Parking is free after 6 pm.",
+                "Items can be returned within 30 days of delivery. Refunds are issued to the original payment method."]
+    plain = FaithfulnessCheck(nli, FaithfulnessConfig(top_k=2, stop_at=None)).run("", contexts, claim).sentences[0]
+    both = FaithfulnessCheck(nli, FaithfulnessConfig(top_k=2, sentences=2, stop_at=None)).run("", contexts, claim).sentences[0]
+    assert both.premises_checked == plain.premises_checked + 2
+    assert both.supported and both.entailment >= plain.entailment  # the max over more premises
+    assert both.sentence is not None and both.sentence.text == "On weekends it opens at 10 am."
+    with pytest.raises(Exception, match="sentences >= 0"):
+        FaithfulnessConfig(sentences=-1)

@@ -60,6 +60,11 @@ class FaithfulnessConfig:
     top_k: int = 4
     #: neighbouring sentences added on each side of a candidate sentence (while it fits)
     window: int = 1
+    #: besides the ``top_k`` windows, read the best this-many single context sentences too (ranked the same way;
+    #: read first, interleaved with the windows). A window keeps what a pronoun refers to, a single sentence is read
+    #: more sharply: see ``benchmarks/premise_units.py``. 0 (the default the shipped calibration was fitted with):
+    #: windows only
+    sentences: int = 0
     #: a chunk that fits the model is one premise (True), or each sentence with ``window`` neighbours is (False):
     #: the model reads a claim against a whole chunk worse than against its sentence and neighbours (a faithful
     #: "Opened electronics carry a 15% restocking fee.": 0.25 against its 5-sentence chunk, 0.91 against the sentence)
@@ -88,8 +93,9 @@ class FaithfulnessConfig:
             )
         if self.stop_at is not None and not 0.0 < self.stop_at <= 1.0:
             raise ConfigurationError(f"stop_at must be within (0, 1] or None, got {self.stop_at}")
-        if self.top_k < 1 or self.window < 0:
-            raise ConfigurationError(f"need top_k >= 1 and window >= 0, got {self.top_k}, {self.window}")
+        if self.top_k < 1 or self.window < 0 or self.sentences < 0:
+            raise ConfigurationError(f"need top_k >= 1, window >= 0 and sentences >= 0, got {self.top_k}, {self.window}, "
+                                     f"{self.sentences}")
         if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:
             raise ConfigurationError(f"threshold must be within 0..1, got {self.threshold}")
 
@@ -198,7 +204,7 @@ class FaithfulnessCheck:
     ) -> None:
         self.nli = nli
         self.config = config or FaithfulnessConfig()
-        self._prepared: LRUCache[tuple[ContextIndex, list, frozenset[str], frozenset[str]]] = LRUCache(64)
+        self._prepared: LRUCache[tuple[ContextIndex, list, frozenset[str], frozenset[str], list | None]] = LRUCache(64)
         self._calibrator = calibrator
 
     @property
@@ -273,9 +279,12 @@ class FaithfulnessCheck:
             units = _fit_units(index.units(cfg.mode, budget, cfg.window, cfg.whole_chunks), tok.count_many, budget, index)
             # whole context sentences as compared for word-for-word copies (see SentenceEvidence.verbatim)
             copies = frozenset(_verbatim_key(sp.of(c)) for c in contexts for sp in split_sentences(c))
-            prepared = (index, units, context_terms(contexts), copies)
+            singles = None
+            if cfg.sentences and cfg.mode == "candidates" and (cfg.window or cfg.whole_chunks):
+                singles = _fit_units(index.units(cfg.mode, budget, 0), tok.count_many, budget, index)
+            prepared = (index, units, context_terms(contexts), copies, singles)
             self._prepared.put(key, prepared)
-        index, units, vocab, copies = prepared
+        index, units, vocab, copies, singles = prepared
         calibrator = self.calibrator
         threshold = self.threshold
         ctx_tokens: set[str] | None = None
@@ -288,7 +297,12 @@ class FaithfulnessCheck:
                 per_item.append([])
                 continue
             hyp_words = content_stems(it.hypothesis)
-            chosen = [u[0] for u in units] if cfg.mode == "exhaustive" else rank_units(index, units, hyp_words, cfg.top_k, question_words)
+            if cfg.mode == "exhaustive":
+                chosen = [u[0] for u in units]
+            else:
+                chosen = rank_units(index, units, hyp_words, cfg.top_k, question_words)
+                if singles is not None:
+                    chosen = _interleave(rank_units(index, singles, hyp_words, cfg.sentences, question_words), chosen)
             refs = []
             for premise in chosen:
                 key = (premise.text, it.hypothesis)
@@ -406,6 +420,21 @@ class FaithfulnessCheck:
             model_tokens=tokens_run,
             context_sentences=index.num_sentences,
         )
+
+
+def _interleave(first: list[Premise], second: list[Premise]) -> list[Premise]:
+    """first[0], second[0], first[1], ...; a premise already taken (same chunk and span) is not read twice."""
+    out: list[Premise] = []
+    seen: set[tuple[int, int, int]] = set()
+    for i in range(max(len(first), len(second))):
+        for part in (first, second):
+            if i < len(part):
+                p = part[i]
+                key = (p.chunk, p.span.start, p.span.end)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(p)
+    return out
 
 
 def _fit_units(
