@@ -54,7 +54,7 @@ class TrainConfig:
     hard_negatives: int = 0
     #: pairs whose premise holds an unrelated negated sentence (claim and copies, entailed and flipped)
     negation_contexts: int = 0
-    #: hypotheses with a name, number or year swapped for another of their own premise (and as many unchanged)
+    #: hypotheses with a name, number or year swapped for another of their own premise (and one unchanged for every two)
     context_swaps: int = 0
     #: bf16 autocast around forward and loss (fp32 master weights); "auto" = on where the CPU has bf16 units
     bf16: bool | str = "auto"
