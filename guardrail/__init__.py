@@ -22,9 +22,10 @@ from guardrail.checks.relevance import (
     RetrievalRelevance,
     context_precision,
 )
-from guardrail.decorator import GuardedText, GuardrailBlocked, StreamStopped, guarded
+from guardrail.decorator import GuardedText, StreamStopped, guarded
 from guardrail.errors import (
     ConfigurationError,
+    GuardrailBlocked,
     GuardrailError,
     InputError,
     MissingDependencyError,

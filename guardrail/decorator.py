@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from guardrail.errors import ConfigurationError, GuardrailError
+from guardrail.errors import ConfigurationError, GuardrailBlocked
 from guardrail.guard import Guard
 from guardrail.streaming import AsyncGatedStream, GatedStream, ReleaseGate
 from guardrail.verdict import Verdict
@@ -33,15 +33,6 @@ from guardrail.verdict import Verdict
 DEFAULT_STOP_MARKER = "\n\n[The rest of this answer was withheld: it is not supported by the retrieved sources.]"
 
 Source = str | Callable[[Mapping[str, Any]], Any]
-
-
-class GuardrailBlocked(GuardrailError):
-    """The answer failed the guard and the policy blocks it; ``verdict`` says why."""
-
-    def __init__(self, verdict: Verdict) -> None:
-        self.verdict = verdict
-        reasons = "; ".join(verdict.reasons) or verdict.outcome
-        super().__init__(f"answer blocked by guardrail: {reasons}")
 
 
 class _TextWithVerdict(str):

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from guardrail.verdict import Verdict
+
 
 class GuardrailError(Exception):
     """Root of every error raised by guardrail."""
@@ -38,3 +43,12 @@ class UnreadableError(UncheckableError):
 class OverloadedError(GuardrailError):
     """The guard is at its bound of pending checks (``Guard(max_pending=...)``): the answer is refused at once instead
     of queueing without limit. Gateways answer 503 with ``Retry-After``; the policy's ``on_error`` applies otherwise."""
+
+
+class GuardrailBlocked(GuardrailError):
+    """The answer failed the guard and the policy blocks it; ``verdict`` says why."""
+
+    def __init__(self, verdict: Verdict) -> None:
+        self.verdict = verdict
+        reasons = "; ".join(verdict.reasons) or verdict.outcome
+        super().__init__(f"answer blocked by guardrail: {reasons}")

@@ -23,12 +23,15 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from guardrail.checks.evaluator import Evaluation, Evaluator
+from guardrail.decision import decide
 from guardrail.errors import GuardrailError, InputError, OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
-from guardrail.verdict import Scores, Timings, Verdict, sentence_reason
+from guardrail.verdict import Scores, Timings, Verdict
 
 if TYPE_CHECKING:
     from guardrail.streaming import StreamGuard
+
+__all__ = ["Guard", "GuardObserver", "MultiObserver", "decide"]
 
 logger = logging.getLogger("guardrail")
 T = TypeVar("T")
@@ -65,48 +68,6 @@ class MultiObserver:
     def error(self, reason: str) -> None:
         for o in self.observers:
             o.error(reason)
-
-
-def decide(policy: Policy, evaluation: Evaluation, response: str, timings: Timings) -> Verdict:
-    """Apply the policy's thresholds to an evaluation."""
-    failed: list[str] = []
-    reasons: list[str] = []
-    if policy.empty_answer == "fail" and not response.strip():
-        failed.append("empty_answer")
-        reasons.append("the answer is empty (empty_answer='fail')")
-    faith = evaluation.faithfulness
-    if policy.faithfulness is not None and faith is not None and faith.score is not None:
-        limit = faith.threshold if policy.faithfulness == "auto" else policy.faithfulness  # "auto": the model's
-        weak = [s for s in faith.sentences if s.score is not None and s.score < limit]
-        low_mean = faith.score < limit
-        if weak if policy.aggregate == "any" else low_mean:
-            failed.append("faithfulness")
-            reasons.extend(sentence_reason(s) for s in weak)
-            if not weak:
-                reasons.append(f"faithfulness {faith.score:.2f} is below {limit:.2f}")
-    retrieval = evaluation.retrieval
-    if policy.retrieval_relevance is not None and retrieval is not None:
-        if retrieval.top is None:
-            failed.append("retrieval_relevance")
-            reasons.append("no passages were retrieved for the question")
-        elif retrieval.top < policy.retrieval_relevance:
-            failed.append("retrieval_relevance")
-            reasons.append(
-                f"no retrieved passage is relevant to the question (best chunk relevance {retrieval.top:.2f} "
-                f"< {policy.retrieval_relevance:.2f})"
-            )
-    rel = evaluation.response_relevance
-    if policy.response_relevance is not None and rel is not None and rel < policy.response_relevance:
-        failed.append("response_relevance")
-        reasons.append(f"the answer does not address the question (relevance {rel:.2f} < {policy.response_relevance:.2f})")
-    scores = Scores(
-        faith.score if faith else None,
-        retrieval.top if retrieval else None,
-        rel,
-    )
-    action: Action = policy.action if failed else "pass"
-    return Verdict(action, "failed" if failed else "passed", scores, tuple(reasons), tuple(failed), timings,
-                   response=response, evaluation=evaluation)
 
 
 class Guard:

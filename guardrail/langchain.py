@@ -25,8 +25,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from uuid import UUID
 
-from guardrail.decorator import GuardrailBlocked
-from guardrail.errors import MissingDependencyError
+from guardrail.errors import GuardrailBlocked, MissingDependencyError
 from guardrail.guard import Guard
 from guardrail.telemetry import Telemetry
 from guardrail.verdict import Verdict

@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from guardrail.checks.evaluator import Evaluator
-from guardrail.decorator import GuardrailBlocked
-from guardrail.errors import MissingDependencyError
+from guardrail.errors import GuardrailBlocked, MissingDependencyError
 from guardrail.guard import Guard
 from guardrail.verdict import Verdict
 

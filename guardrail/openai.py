@@ -26,8 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from guardrail import wire
-from guardrail.decorator import GuardrailBlocked
-from guardrail.errors import ConfigurationError, UnreadableError
+from guardrail.errors import ConfigurationError, GuardrailBlocked, UnreadableError
 from guardrail.guard import Guard
 from guardrail.streaming import AsyncGatedStream, GatedStream, ReleaseGate
 from guardrail.verdict import Timings, Verdict

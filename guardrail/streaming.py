@@ -29,8 +29,8 @@ import numpy as np
 from guardrail.checks.evaluator import CheckTimings, Evaluation
 from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
 from guardrail.checks.relevance import RetrievalRelevance
+from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_fails, streams_hold_to_end
 from guardrail.errors import UncheckableError, UnreadableError
-from guardrail.guard import decide
 from guardrail.policy import Action
 from guardrail.text import Span, split_sentences
 from guardrail.verdict import Scores, Timings, Verdict
@@ -57,8 +57,9 @@ class StreamGuard:
     Cost is linear in the answer's length however it is chunked: text is split into sentences
     incrementally (only the unchecked tail is re-split, only when a sentence may have ended, and a
     tail longer than ``max_sentence_chars`` without a boundary is checked as one piece), and each
-    sentence is scored once. The decision is the guard's (:func:`guardrail.guard.decide`): a stream
-    stops at its first unsupported sentence.
+    sentence is scored once. The decision is the guard's (:func:`guardrail.decision.decide`): with ``aggregate="any"`` a
+    stream stops at its first unsupported sentence; with ``aggregate="mean"`` a held stream releases nothing before
+    the end, where the whole answer is delivered or blocked (a later sentence could pull the mean down).
     """
 
     def __init__(self, guard: Guard, question: str, contexts: Sequence[str], *, max_sentence_chars: int = 2000) -> None:
@@ -135,6 +136,8 @@ class StreamGuard:
             self._tail += chunk
             return True
         self._tail += chunk
+        if streams_hold_to_end(self.policy):
+            return False  # decided at the end, on the whole answer
         last = max((m.end() for m in _TERMINATOR.finditer(chunk)), default=None)
         if last is not None:
             self._since_terminator = len(chunk) - last
@@ -197,6 +200,8 @@ class StreamGuard:
 
     # ----------------------------------------------------------------- checking
     def _check_spans(self, spans: Sequence[Span], final: bool = False) -> str:
+        if streams_hold_to_end(self.policy):
+            return self._check_whole(spans, final)
         consumed = 0
         for span in spans:
             sentence = self._tail[span.start : span.end]
@@ -211,6 +216,25 @@ class StreamGuard:
             self._tail = self._tail[consumed:]
             self._tail_start += consumed
             self.released = self._tail_start
+        return out
+
+    def _check_whole(self, spans: Sequence[Span], final: bool) -> str:
+        """``aggregate="mean"``: nothing is released before the end; there every sentence is scored and the mean
+        decides for the whole answer (delivered whole, or blocked whole)."""
+        if not final:
+            return ""
+        for span in spans:
+            if not self._passes(self._tail[span.start : span.end], self._tail_start + span.start):
+                self.stopped = True
+                return ""
+        checked = [e.score for e in self._evidence if e.score is not None]
+        if mean_fails(self.policy, checked, faithfulness_limit(self.policy, 0.5)):
+            self._failed = True
+            self.stopped = True
+            return ""
+        out, self._tail = self._tail, ""
+        self._tail_start += len(out)
+        self.released = self._tail_start
         return out
 
     def _passes(self, sentence: str, offset: int) -> bool:
@@ -240,7 +264,7 @@ class StreamGuard:
         for ev in result.sentences:
             ev = dataclasses.replace(ev, index=len(self._evidence), start=offset + ev.start, end=offset + ev.end)
             self._evidence.append(ev)
-            if ev.score is not None and ev.score < policy.faithfulness:
+            if sentence_fails(policy, ev.score, policy.faithfulness):  # type: ignore[arg-type]
                 ok = False
                 self._failed = True
         return ok

@@ -108,20 +108,23 @@ class Calibrator:
         return min(score, entailment * (1.0 - contradiction))
 
 
-def fit_logistic(x: Sequence[Sequence[float]], y: Sequence[int], *, l2: float = 1.0, iters: int = 50) -> tuple[list[float], float]:
-    """L2-regularised logistic regression by Newton's method (numpy only). Returns (weights, bias)."""
+def fit_logistic(x: Sequence[Sequence[float]], y: Sequence[int], *, l2: float = 1.0, iters: int = 50,
+                 sample_weight: Sequence[float] | None = None) -> tuple[list[float], float]:
+    """L2-regularised logistic regression by Newton's method (numpy only). Returns (weights, bias).
+    ``sample_weight``: per-row weights (e.g. so that each data set counts the same)."""
     import numpy as np
 
     X = np.asarray(x, dtype=np.float64)
     t = np.asarray(y, dtype=np.float64)
+    sw = np.ones(len(X)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     Xb = np.hstack([X, np.ones((len(X), 1))])
     w = np.zeros(Xb.shape[1])
     reg = np.eye(Xb.shape[1]) * l2
     reg[-1, -1] = 0.0  # no penalty on the bias
     for _ in range(iters):
         p = 1.0 / (1.0 + np.exp(-(Xb @ w)))
-        grad = Xb.T @ (p - t) + reg @ w
-        hess = (Xb * (p * (1 - p))[:, None]).T @ Xb + reg
+        grad = Xb.T @ (sw * (p - t)) + reg @ w
+        hess = (Xb * (sw * p * (1 - p))[:, None]).T @ Xb + reg
         step = np.linalg.solve(hess, grad)
         w -= step
         if np.abs(step).max() < 1e-8:

@@ -23,6 +23,7 @@ from typing import Literal
 import numpy as np
 
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
+from guardrail.checks.claims import AnswerClaim, answer_claim, polarity
 from guardrail.checks.grounding import context_terms, coverage, unsupported_terms
 from guardrail.checks.premises import (
     PREMISE_MODES,
@@ -65,6 +66,14 @@ class FaithfulnessConfig:
     #: more sharply: see ``benchmarks/premise_units.py``. 0 (the default the shipped calibration was fitted with):
     #: windows only
     sentences: int = 0
+    #: after the windows, read one more premise made of the claim's best this-many single context sentences (ranked
+    #: the same way, in document order, joined up to the model's length): a claim whose support is spread over two
+    #: or three sentences of a chunk is entailed by no single window. 0: off
+    joined: int = 0
+    #: short answers are read as the statement they make with their question ("Can X be returned?" + "No." ->
+    #: "X cannot be returned."; "What is the capital?" + "Delhi" -> "The capital is Delhi."), see
+    #: guardrail.checks.claims; where the question's shape allows no statement, ``question_context`` decides
+    answer_claims: bool = True
     #: a chunk that fits the model is one premise (True), or each sentence with ``window`` neighbours is (False):
     #: the model reads a claim against a whole chunk worse than against its sentence and neighbours (a faithful
     #: "Opened electronics carry a 15% restocking fee.": 0.25 against its 5-sentence chunk, 0.91 against the sentence)
@@ -93,7 +102,7 @@ class FaithfulnessConfig:
             )
         if self.stop_at is not None and not 0.0 < self.stop_at <= 1.0:
             raise ConfigurationError(f"stop_at must be within (0, 1] or None, got {self.stop_at}")
-        if self.top_k < 1 or self.window < 0 or self.sentences < 0:
+        if self.top_k < 1 or self.window < 0 or self.sentences < 0 or self.joined < 0:
             raise ConfigurationError(f"need top_k >= 1, window >= 0 and sentences >= 0, got {self.top_k}, {self.window}, "
                                      f"{self.sentences}")
         if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:
@@ -184,6 +193,8 @@ class _Item:
     hypothesis: str
     check: bool
     fragment: bool = False
+    #: the hypothesis is the statement the answer makes with its question (guardrail.checks.claims)
+    claim: bool = False
 
 
 class FaithfulnessCheck:
@@ -249,6 +260,15 @@ class FaithfulnessCheck:
             # "Yes, they can." is no claim alone: it is checked as the answer to the question, wherever it stands
             mode = self.question_context
             fragment = bool(q) and mode != "never" and is_answer_fragment(text)
+            if q and cfg.answer_claims and mode != "never" and (fragment or short or polarity(text)[0] is not None):
+                made = answer_claim(q, text) if (fragment or short) else None
+                if made is None and polarity(text)[0] is not None and is_claim(polarity(text)[1]):
+                    # "No, gift cards cannot be returned.": the statement after the yes/no word is the claim
+                    rest = polarity(text)[1]
+                    made = AnswerClaim(rest[0].upper() + rest[1:], "stated")
+                if made is not None and tok.count(made.statement) <= hyp_budget:
+                    items.append(_Item(span, text, made.statement, True, fragment, claim=True))
+                    continue
             # measured (model card): short claims ("Delhi") are judged better alone than as "Q: ... A: Delhi"
             use_q = bool(q) and (mode == "always" or (mode == "auto" and short) or fragment)
             hyp = qa_hypothesis(q, text) if use_q else text
@@ -280,7 +300,7 @@ class FaithfulnessCheck:
             # whole context sentences as compared for word-for-word copies (see SentenceEvidence.verbatim)
             copies = frozenset(_verbatim_key(sp.of(c)) for c in contexts for sp in split_sentences(c))
             singles = None
-            if cfg.sentences and cfg.mode == "candidates" and (cfg.window or cfg.whole_chunks):
+            if (cfg.sentences or cfg.joined) and cfg.mode == "candidates" and (cfg.window or cfg.whole_chunks or cfg.joined):
                 singles = _fit_units(index.units(cfg.mode, budget, 0), tok.count_many, budget, index)
             prepared = (index, units, context_terms(contexts), copies, singles)
             self._prepared.put(key, prepared)
@@ -301,8 +321,13 @@ class FaithfulnessCheck:
                 chosen = [u[0] for u in units]
             else:
                 chosen = rank_units(index, units, hyp_words, cfg.top_k, question_words)
-                if singles is not None:
+                if singles is not None and cfg.sentences:
                     chosen = _interleave(rank_units(index, singles, hyp_words, cfg.sentences, question_words), chosen)
+                if singles is not None and cfg.joined >= 2:
+                    joined = _joined_premise(index, rank_units(index, singles, hyp_words, cfg.joined, question_words),
+                                             chosen, budget)
+                    if joined is not None:
+                        chosen = [*chosen, joined]
             refs = []
             for premise in chosen:
                 key = (premise.text, it.hypothesis)
@@ -335,7 +360,9 @@ class FaithfulnessCheck:
         scores: list[float] = []
         nli_scores: list[float] = []
         for i, (it, refs) in enumerate(zip(items, per_item)):
-            terms = unsupported_terms(it.text, vocab)
+            # what the grounding signals read: the sentence, or for a short answer the statement it makes
+            basis = it.hypothesis if it.claim else it.text
+            terms = unsupported_terms(basis, vocab)
             if not it.check:
                 evidence.append(
                     SentenceEvidence(i, it.text, it.span.start, it.span.end, it.hypothesis,
@@ -354,7 +381,7 @@ class FaithfulnessCheck:
             con = np.array([con_of[pid] for pid, _ in refs])
             best = int(ent.argmax())
             premise = refs[best][1]
-            hyp_words = content_stems(it.text)
+            hyp_words = content_stems(basis)
             entailment = float(ent[best])
             contradiction = None if np.isnan(con[best]) else float(con[best])
             cov = coverage(hyp_words, frozenset(content_stems(premise.text)))
@@ -364,13 +391,13 @@ class FaithfulnessCheck:
                 if ctx_tokens is None:
                     ctx_tokens = set(tokens(" ".join(contexts))) if "absent" in calibrator.features else set()
                 score = calibrator(sentence_features(entailment, contradiction, cov, ctx_cov, bool(terms),
-                                                     absent_share(it.text, ctx_tokens), len(it.text)),
+                                                     absent_share(basis, ctx_tokens), len(basis)),
                                    entailment, contradiction)
             verbatim = False
-            if not it.fragment and len(words(it.text)) >= 3:
+            if (it.claim or not it.fragment) and len(words(basis)) >= 3:
                 # a word-for-word copy of a whole context sentence says what the context says: the model's reading
                 # of it (a negation elsewhere in the passage can pull a copy towards "contradicted") does not count
-                verbatim = _verbatim_key(it.text) in copies
+                verbatim = _verbatim_key(basis) in copies
                 if verbatim:
                     score = 1.0
             scores.append(score)
@@ -420,6 +447,35 @@ class FaithfulnessCheck:
             model_tokens=tokens_run,
             context_sentences=index.num_sentences,
         )
+
+
+def _joined_premise(index: ContextIndex, best: list[Premise], chosen: list[Premise], budget: int) -> Premise | None:
+    """One premise made of the best-ranked single sentences, in document order, as many as fit ``budget`` tokens;
+    None when they are fewer than two or one window already holds them all."""
+    picked: list[Premise] = []
+    used = 0
+    for premise in best:
+        size = _premise_tokens(index, premise)
+        if used + size > budget:
+            continue
+        picked.append(premise)
+        used += size
+    if len(picked) < 2:
+        return None
+    for window in chosen:  # a window that already holds every picked sentence read them together
+        if all(p.chunk == window.chunk and window.span.start <= p.span.start and p.span.end <= window.span.end
+               for p in picked):
+            return None
+    picked.sort(key=lambda p: (p.chunk, p.span.start))
+    text = " ".join(p.text.strip() for p in picked)
+    first = picked[0]
+    last = max((p for p in picked if p.chunk == first.chunk), key=lambda p: p.span.end)
+    return Premise(first.chunk, Span(first.span.start, last.span.end), text)
+
+
+def _premise_tokens(index: ContextIndex, premise: Premise) -> int:
+    sents, sizes = index.sentences[premise.chunk], index.sentence_tokens[premise.chunk]
+    return sum(size for span, size in zip(sents, sizes) if premise.span.start <= span.start and span.end <= premise.span.end) or 1
 
 
 def _interleave(first: list[Premise], second: list[Premise]) -> list[Premise]:

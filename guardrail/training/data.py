@@ -51,7 +51,10 @@ def read_rows(path: Path) -> Iterator[dict[str, object]]:
                 yield json.loads(line)
 
 
-def to_pairs(row: Mapping[str, object]) -> list[Pair]:
+def to_pairs(row: Mapping[str, object], *, boolq_statements: bool = False) -> list[Pair]:
+    """The training pairs of one pool row. ``boolq_statements``: a yes/no question also yields the statements its
+    two answers make ("Can X be returned?" -> "X can be returned." / "X cannot be returned."), as the check reads
+    short answers (:mod:`guardrail.checks.claims`)."""
     task = str(row["task"])
     label = str(row["label"])
     premise, hypothesis = str(row["premise"]).strip(), str(row["hypothesis"]).strip()
@@ -65,11 +68,20 @@ def to_pairs(row: Mapping[str, object]) -> list[Pair]:
     if task == "boolq" and label in ("entailment", "contradiction"):
         # a yes/no question becomes two short answers: the right one is entailed, the wrong one contradicted
         question = hypothesis.rstrip("?") + "?"
+        question = question[0].upper() + question[1:]
         yes_right = label == "entailment"
-        return [
+        pairs = [
             Pair(premise, QA_FORMAT.format(question=question, answer="yes"), 0 if yes_right else 2, False, dataset, row_id),
             Pair(premise, QA_FORMAT.format(question=question, answer="no"), 2 if yes_right else 0, False, dataset, row_id),
         ]
+        if boolq_statements:
+            from guardrail.checks.claims import yes_no_statement
+
+            for yes in (True, False):
+                statement = yes_no_statement(question, yes)
+                if statement:
+                    pairs.append(Pair(premise, statement, 0 if yes == yes_right else 2, False, dataset, row_id))
+        return pairs
     return []
 
 
@@ -86,6 +98,7 @@ def build_mix(
     held_out_percent: float,
     held_out_max_per_dataset: int,
     seed: int,
+    boolq_statements: bool = False,
 ) -> Mix:
     """Sample at most ``datasets[name]`` training pairs from each ``data_dir/name.jsonl.gz``.
 
@@ -102,8 +115,11 @@ def build_mix(
         tr: list[Pair] = []
         ho: list[Pair] = []
         for row in read_rows(path):
-            for pair in to_pairs(row):
-                (ho if is_held_out(pair.dataset, pair.id, held_out_percent) else tr).append(pair)
+            # rows of one case (VitaminC's claim against two revisions) stay on one side of the split
+            key = str(row["group"]) if row.get("group") else None
+            for pair in to_pairs(row, boolq_statements=boolq_statements):
+                out = is_held_out(pair.dataset, key if key is not None else pair.id, held_out_percent)
+                (ho if out else tr).append(pair)
         rng.shuffle(tr)
         rng.shuffle(ho)
         train.extend(tr[:limit])

@@ -299,3 +299,65 @@ def context_swaps(pairs: Sequence[Pair], n: int, *, seed: int = 13) -> list[Pair
         out.append(Pair(src.premise, new, 1, True, "ctxswap", f"{src.dataset}:{src.id}:{len(out)}"))
         swapped += 1
     return out
+
+
+def _lower_first(text: str) -> str:
+    """"The tower was built" -> "the tower was built", but names and acronyms keep their capital."""
+    first = text.split(" ", 1)[0]
+    if first in {"The", "A", "An", "It", "They", "He", "She", "This", "These", "Its", "There", "In", "On", "At"}:
+        return text[0].lower() + text[1:]
+    return text
+
+
+def multi_fact_claims(pairs: Sequence[Pair], n: int, *, seed: int = 13, max_premise_chars: int = 900) -> list[Pair]:
+    """Up to ``n`` pairs whose claim joins two or three facts and whose support is spread over several sentences
+    (WiCE's long Wikipedia claims, summaries that fuse two sentences of an article).
+
+    From k = 2 or 3 pairs (P_i, H_i) of 3-way sets with short premises, the premise is the P_i and one unrelated
+    premise, shuffled (so the support sits in different sentences, among a distractor); the claim is the H_i joined
+    into one sentence ("H_1, and h_2"). Label: entailment when every part is entailed; contradiction when any part is
+    contradicted; otherwise neutral. Half the claims have one non-entailed part: the rest of the claim is supported,
+    so a claim that is only partly supported must not read as entailed. A quarter are single facts (k = 1) among
+    distractors, so a longer premise is no cue either.
+    """
+    rng = random.Random(seed)
+    pool = [p for p in pairs if not p.two_way and len(p.premise) <= 320 and 15 <= len(p.hypothesis) <= 160
+            and not p.hypothesis.startswith("Q: ") and not p.dataset.startswith(("hard_", "negctx_", "ctxswap"))]
+    if len(pool) < 10:
+        return []
+    by_label: dict[int, list[Pair]] = {0: [], 1: [], 2: []}
+    for p in pool:
+        by_label[p.label].append(p)
+    if not by_label[0]:
+        return []
+    out: list[Pair] = []
+    attempts = 0
+    while len(out) < n and attempts < n * 10:
+        attempts += 1
+        k = rng.choice([1, 2, 2, 3])
+        bad = k > 1 and rng.random() < 0.5 or k == 1 and rng.random() < 0.5
+        parts = [rng.choice(by_label[0]) for _ in range(k)]
+        if bad:
+            wrong_label = rng.choice([1, 2]) if by_label[1] and by_label[2] else (2 if by_label[2] else 1)
+            if not by_label[wrong_label]:
+                continue
+            parts[rng.randrange(k)] = rng.choice(by_label[wrong_label])
+        distractor = rng.choice(pool)
+        premises = [p.premise.strip() for p in parts] + [distractor.premise.strip()]
+        if len({*premises}) != len(premises):
+            continue
+        rng.shuffle(premises)
+        premise = " ".join(x if x.endswith((".", "!", "?", '"')) else x + "." for x in premises)
+        if len(premise) > max_premise_chars:
+            continue
+        hyps = [p.hypothesis.strip().rstrip(".!") for p in parts]
+        if k == 1:
+            claim = hyps[0] + "."
+        elif k == 2:
+            claim = f"{hyps[0]}, and {_lower_first(hyps[1])}."
+        else:
+            claim = f"{hyps[0]}, {_lower_first(hyps[1])}, and {_lower_first(hyps[2])}."
+        labels = {p.label for p in parts}
+        label = 2 if 2 in labels else 1 if 1 in labels else 0
+        out.append(Pair(premise, claim, label, False, f"multifact_{k}", f"{parts[0].dataset}:{parts[0].id}:{len(out)}"))
+    return out

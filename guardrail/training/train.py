@@ -56,6 +56,11 @@ class TrainConfig:
     negation_contexts: int = 0
     #: hypotheses with a name, number or year swapped for another of their own premise (and one unchanged for every two)
     context_swaps: int = 0
+    #: claims joining two or three facts whose support is spread over several premise sentences (some partly
+    #: supported), among a distractor (guardrail.training.synthetic.multi_fact_claims)
+    multi_fact_claims: int = 0
+    #: BoolQ questions also read as the statements their yes/no answers make (guardrail.checks.claims)
+    boolq_statements: bool = False
     #: bf16 autocast around forward and loss (fp32 master weights); "auto" = on where the CPU has bf16 units
     bf16: bool | str = "auto"
     #: keep the word-embedding matrix fixed (half of MiniLM's parameters; the optimizer step gets ~4x cheaper)
@@ -327,6 +332,7 @@ def build_training_mix(cfg: TrainConfig) -> Mix:
         held_out_percent=cfg.held_out_percent,
         held_out_max_per_dataset=cfg.held_out_max_per_dataset,
         seed=cfg.seed,
+        boolq_statements=cfg.boolq_statements,
     )
     from guardrail.training.data import is_held_out
 
@@ -352,7 +358,12 @@ def build_training_mix(cfg: TrainConfig) -> Mix:
 
         base = [p for p in mix.train if not p.dataset.startswith(("hard_", "negctx_"))]
         mix.train.extend(context_swaps(base, cfg.context_swaps, seed=cfg.seed + 2))
-    if cfg.corpus or cfg.hard_negatives or cfg.negation_contexts or cfg.context_swaps:
+    if cfg.multi_fact_claims:
+        from guardrail.training.synthetic import multi_fact_claims
+
+        base = [p for p in mix.train if not p.dataset.startswith(("hard_", "negctx_", "ctxswap"))]
+        mix.train.extend(multi_fact_claims(base, cfg.multi_fact_claims, seed=cfg.seed + 3))
+    if cfg.corpus or cfg.hard_negatives or cfg.negation_contexts or cfg.context_swaps or cfg.multi_fact_claims:
         random.Random(cfg.seed).shuffle(mix.train)
     return mix
 

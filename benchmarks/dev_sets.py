@@ -1,0 +1,285 @@
+"""The block decision on the four dev sets: one calibration, one threshold, measured out of fold (issue 19).
+
+Sets (../shared/data/bench): HaluEval QA ``length_matched`` (short QA), BEGIN dev (knowledge-grounded dialogue),
+``wice_dev`` (long Wikipedia claims against their cited pages), ``cliff_dev`` (news summaries with human-annotated
+errors). Label 1 = hallucinated / not (fully) supported.
+
+For a model, every row runs through the faithfulness check as the guard runs it (uncalibrated); each checked sentence
+keeps its features. Then:
+
+- the calibration (a logistic over the features of a row's weakest sentence, equal weight per set) is fitted out of
+  fold: 5 folds grouped by question / claim / article over the four sets pooled;
+- a row's score is what the guard decides on: the *lowest* calibrated sentence score (a word-for-word copy of a
+  context sentence scores 1.0, a contradicted sentence is capped); a row is blocked when it is below the threshold;
+- the threshold is the one that maximises the mean balanced accuracy over the four sets (each set counts the same),
+  chosen on the out-of-fold scores; per set we print the decision's balanced accuracy at that shared threshold beside
+  the best threshold for that set alone;
+- beside every AUROC (95% bootstrap interval, resampling groups): NLI only (1 - minimum sentence entailment), lexical
+  overlap (share of answer words absent from the contexts), answer length, and the two-feature logistic over
+  [overlap, log length] fitted on the same folds;
+- transfer: fitted on three sets, scored on the fourth (no row of the fourth in the fit).
+
+    python benchmarks/dev_sets.py MODEL_DIR [--cache FEATURES.jsonl] [--joined 3] [--no-answer-claims] [--write]
+
+``--write`` stores the calibration fitted on all rows and the shared threshold in MODEL_DIR/guardrail.json.
+Model tokens per row are reported (the cost of a setting).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from guardrail.checks.calibration import FEATURES, Calibrator, fit_logistic, sentence_features
+from guardrail.checks.faithfulness import FaithfulnessCheck, FaithfulnessConfig
+from guardrail.scorers.nli import NLIScorer
+from guardrail.stats import auroc, balanced_accuracy, bootstrap_ci
+
+BENCH = Path(__file__).resolve().parents[2] / "shared" / "data" / "bench"
+SETS = {
+    "halueval_length_matched": ("halueval_qa_dev.jsonl.gz", "length_matched"),
+    "begin_dev": ("begin_dev.jsonl.gz", None),
+    "wice_dev": ("wice_dev.jsonl.gz", None),
+    "cliff_dev": ("cliff_dev.jsonl.gz", None),
+}
+SHIPPED_FEATURES = ("logit_entailment", "logit_contradiction", "coverage", "context_coverage", "unsupported")
+
+
+def load(name: str, bench: Path = BENCH) -> list[dict[str, Any]]:
+    file, subset = SETS[name]
+    with gzip.open(bench / file, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    return [r for r in rows if not subset or r.get(subset)]
+
+
+def group_of(name: str, row: dict[str, Any]) -> str:
+    """Rows that share a question, claim or article stay in one fold."""
+    rid = str(row["id"])
+    if name.startswith("halueval"):
+        return name + ":" + re.sub(r"-\d+$", "", rid)
+    if name.startswith("cliff"):  # cliff-xsum-34687720-BART: the article's summaries by both systems together
+        return name + ":" + rid.rsplit("-", 1)[0]
+    return f"{name}:{rid}"
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def overlap_absent(row: dict[str, Any]) -> float:
+    resp = _words(row["response"])
+    ctx = set(_words(" ".join(row["contexts"])))
+    return sum(w not in ctx for w in resp) / len(resp) if resp else 0.0
+
+
+def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: FaithfulnessConfig) -> list[dict[str, Any]]:
+    check = FaithfulnessCheck(NLIScorer(model), config, calibrator=None)
+    out = []
+    started = time.perf_counter()
+    for n, (name, r) in enumerate(rows):
+        res = check.run(r.get("question") or "", r["contexts"], r["response"])
+        sents = [s for s in res.sentences if s.checked]
+        feats = []
+        for s in sents:
+            basis = s.hypothesis if not s.hypothesis.startswith("Q: ") else s.text
+            f = sentence_features(s.entailment or 0.0, s.contradiction, s.coverage or 0.0, s.context_coverage or 0.0,
+                                  bool(s.unsupported_terms), 0.0, len(basis))
+            f["verbatim"] = 1.0 if s.verbatim else 0.0
+            feats.append(f)
+        out.append({"key": f"{name}:{r['id']}", "features": feats, "tokens": res.model_tokens, "pairs": res.pairs,
+                    "min_entailment": min((s.entailment or 0.0 for s in sents), default=1.0)})
+        if (n + 1) % 200 == 0:
+            print(f"  {n + 1}/{len(rows)} rows, {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    return out
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def weakest(feats: list[dict[str, float]], features: tuple[str, ...]) -> list[float]:
+    if not feats:
+        return [0.0] * len(features)
+    i = min(range(len(feats)), key=lambda k: feats[k]["logit_entailment"])
+    return [feats[i][f] for f in features]
+
+
+def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float) -> Calibrator:
+    """A calibrator over raw features (standardisation folded in); ``w`` = per-row weights."""
+    mu, sd = x.mean(0), x.std(0) + 1e-9
+    coef, b = fit_logistic(((x - mu) / sd).tolist(), y.astype(int).tolist(), l2=l2, sample_weight=w.tolist())
+    weights = [c / s for c, s in zip(coef, sd)]
+    bias = b - sum(c * m / s for c, m, s in zip(coef, mu, sd))
+    return Calibrator(FEATURES_IN_USE, tuple(weights), bias, CAP)
+
+
+FEATURES_IN_USE: tuple[str, ...] = SHIPPED_FEATURES
+CAP: float | None = 0.5
+
+
+def row_score(cal: Calibrator, feats: list[dict[str, float]]) -> float:
+    """What the guard decides on: the lowest calibrated sentence score (copies 1.0, contradictions capped)."""
+    if not feats:
+        return 1.0
+    scores = []
+    for f in feats:
+        if f.get("verbatim"):
+            scores.append(1.0)
+            continue
+        ent, con = sigmoid(np.array(f["logit_entailment"])), sigmoid(np.array(f["logit_contradiction"]))
+        scores.append(cal(f, float(ent), float(con) if f["logit_contradiction"] != 0.0 else None))
+    return min(scores)
+
+
+def folds(groups: np.ndarray, k: int, seed: int = 13) -> np.ndarray:
+    uniq = np.unique(groups)
+    order = np.random.default_rng(seed).permutation(len(uniq))
+    fold_of = {g: i % k for i, g in zip(range(len(uniq)), uniq[order])}
+    return np.array([fold_of[g] for g in groups])
+
+
+def best_shared_threshold(support: np.ndarray, supported: np.ndarray, which: np.ndarray, names: list[str]) -> float:
+    cands = np.unique(np.round(support, 4))
+    best, best_t = -1.0, 0.5
+    for t in cands:
+        m = np.mean([balanced_accuracy(support[which == n] >= t, supported[which == n]) for n in names])
+        if m > best:
+            best, best_t = m, float(t)
+    return best_t
+
+
+def best_own(support: np.ndarray, supported: np.ndarray) -> tuple[float, float]:
+    best, best_t = -1.0, 0.5
+    for t in np.unique(np.round(support, 4)):
+        b = balanced_accuracy(support >= t, supported)
+        if b > best:
+            best, best_t = b, float(t)
+    return best, best_t
+
+
+def ci(score: np.ndarray, y: np.ndarray, groups: np.ndarray) -> str:
+    a = auroc(score, y)
+    lo, hi = bootstrap_ci(lambda i: auroc(score[i], y[i]), len(y), groups=groups)
+    return f"{a:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def main() -> None:
+    global FEATURES_IN_USE, CAP
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("model", type=Path)
+    ap.add_argument("--cache", type=Path, help="JSONL of extracted features (reused when present; one per setting)")
+    ap.add_argument("--joined", type=int, default=None, help="FaithfulnessConfig.joined (default: the config default)")
+    ap.add_argument("--no-answer-claims", action="store_true", help="read short answers as 'Q: A:' (the v2 reading)")
+    ap.add_argument("--features", default=",".join(SHIPPED_FEATURES), help=f"subset of {', '.join(FEATURES)}")
+    ap.add_argument("--cap", type=float, default=0.5, help="contradiction cap (0: none)")
+    ap.add_argument("--l2", type=float, default=1.0)
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--write", action="store_true", help="store the calibration and threshold in MODEL/guardrail.json")
+    args = ap.parse_args()
+    FEATURES_IN_USE = tuple(f.strip() for f in args.features.split(",") if f.strip())
+    CAP = args.cap or None
+    names = [n.strip() for n in args.sets.split(",")]
+    cfg_kwargs: dict[str, Any] = {"threshold": 0.5, "answer_claims": not args.no_answer_claims}
+    if args.joined is not None:
+        cfg_kwargs["joined"] = args.joined
+    config = FaithfulnessConfig(**cfg_kwargs)
+
+    data = [(n, r) for n in names for r in load(n)]
+    cache: dict[str, Any] = {}
+    if args.cache and args.cache.exists():
+        cache = {c["key"]: c for c in map(json.loads, args.cache.read_text().splitlines())}
+    todo = [(n, r) for n, r in data if f"{n}:{r['id']}" not in cache]
+    if todo:
+        print(f"extracting {len(todo)} rows with {args.model} ({config})", file=sys.stderr)
+        for c in extract(args.model, todo, config):
+            cache[c["key"]] = c
+        if args.cache:
+            args.cache.parent.mkdir(parents=True, exist_ok=True)
+            args.cache.write_text("".join(json.dumps(c) + "\n" for c in cache.values()))
+    feats = [cache[f"{n}:{r['id']}"]["features"] for n, r in data]
+    y = np.array([int(r["label"]) == 1 for _, r in data])
+    supported = ~y
+    which = np.array([n for n, _ in data])
+    groups = np.array([group_of(n, r) for n, r in data])
+    x = np.array([weakest(f, FEATURES_IN_USE) for f in feats])
+    w = np.array([len(data) / (len(names) * int((which == n).sum())) for n, _ in data])
+    nli_only = np.array([1 - cache[f"{n}:{r['id']}"]["min_entailment"] for n, r in data])
+    tokens = np.array([cache[f"{n}:{r['id']}"]["tokens"] for n, r in data], dtype=float)
+    length = np.array([len(r["response"].strip()) for _, r in data], dtype=float)
+    overlap = np.array([overlap_absent(r) for _, r in data])
+    two = np.column_stack([overlap, np.log1p(length)])
+
+    fold = folds(groups, args.folds)
+    oof = np.zeros(len(data))  # support score (higher = supported)
+    oof_two = np.zeros(len(data))
+    for k in range(args.folds):
+        tr, te = fold != k, fold == k
+        cal = fit(x[tr], supported[tr], w[tr], args.l2)
+        oof[te] = [row_score(cal, feats[i]) for i in np.flatnonzero(te)]
+        mu, sd = two[tr].mean(0), two[tr].std(0) + 1e-9
+        cw, cb = fit_logistic(((two[tr] - mu) / sd).tolist(), supported[tr].astype(int).tolist(), l2=args.l2,
+                              sample_weight=w[tr].tolist())
+        oof_two[te] = sigmoid(((two[te] - mu) / sd) @ np.array(cw) + cb)
+    threshold = best_shared_threshold(oof, supported, which, names)
+
+    print(f"model {args.model}; check {config}; features {', '.join(FEATURES_IN_USE)} (weakest sentence), cap {CAP}; "
+          f"{args.folds} folds by question/claim/article over {len(names)} sets pooled, each set weighted equally; "
+          "AUROC for 'hallucinated' [95% bootstrap interval]")
+    print(f"shared threshold (best mean balanced accuracy over the sets, out of fold): {threshold:.4f}")
+    header = ("set", "rows", "calibrated (oof)", "NLI only", "overlap+length (oof)", "overlap", "length",
+              "decision @shared", "best own thr", "tokens/row")
+    print(" | ".join(header))
+    report: dict[str, Any] = {}
+    for n in names:
+        m = which == n
+        g = groups[m]
+        dec = balanced_accuracy(oof[m] >= threshold, supported[m])
+        own, own_t = best_own(oof[m], supported[m])
+        cells = [n, str(int(m.sum())), ci(1 - oof[m], y[m], g), ci(nli_only[m], y[m], g), ci(1 - oof_two[m], y[m], g),
+                 ci(overlap[m], y[m], g), ci(length[m], y[m], g), f"{dec:.3f}", f"{own:.3f} (t={own_t:.3f})",
+                 f"{tokens[m].mean():.0f}"]
+        print(" | ".join(cells))
+        report[n] = {"calibrated_oof": auroc(1 - oof[m], y[m]), "nli_only": auroc(nli_only[m], y[m]),
+                     "two_feature_oof": auroc(1 - oof_two[m], y[m]), "overlap": auroc(overlap[m], y[m]),
+                     "length": auroc(length[m], y[m]), "decision_bacc": dec, "best_bacc": own,
+                     "tokens_per_row": float(tokens[m].mean())}
+    print("transfer: fitted on the other sets only, scored on this one (AUROC; decision at the others' shared threshold):")
+    for n in names:
+        tr, te = which != n, which == n
+        cal = fit(x[tr], supported[tr], w[tr], args.l2)
+        s_tr = np.array([row_score(cal, feats[i]) for i in np.flatnonzero(tr)])
+        t = best_shared_threshold(s_tr, supported[tr], which[tr], [o for o in names if o != n])
+        s = np.array([row_score(cal, feats[i]) for i in np.flatnonzero(te)])
+        print(f"  -> {n}: {ci(1 - s, y[te], groups[te])}; decision {balanced_accuracy(s >= t, supported[te]):.3f} "
+              f"at {t:.4f}")
+    if args.write:
+        cal = fit(x, supported, w, args.l2)
+        path = args.model / "guardrail.json"
+        meta = json.loads(path.read_text()) if path.exists() else {}
+        meta.update({
+            "threshold": round(float(threshold), 4),
+            "calibration": cal.to_dict(),
+            "question_context": meta.get("question_context", "fragments"),
+            "calibration_fit": {"sets": names, "rows": len(data), "row_feature": "weakest sentence",
+                                "row_score": "lowest calibrated sentence score", "set_weights": "equal",
+                                "l2": args.l2, "out_of_fold": report,
+                                "command": f"python benchmarks/dev_sets.py MODEL --features {','.join(FEATURES_IN_USE)}"
+                                           f" --cap {args.cap} --write"},
+        })
+        path.write_text(json.dumps(meta, indent=2) + "\n")
+        print(f"wrote calibration and threshold {threshold:.4f} to {path}")
+    assert all(math.isfinite(v) for r in report.values() for v in r.values())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,361 @@
+"""Short answers turned into the statement they make, before NLI reads them.
+
+"Yes." means nothing on its own: against "Gift cards cannot be returned." it is neither entailed nor contradicted,
+and "Q: Can gift cards be returned? A: Yes." reads to a small NLI model like the question's own words. An answer to a
+question asserts a statement built from that question:
+
+- a yes/no answer ("Yes.", "Sure!", "Correct.", "No, they cannot.", "Nope.") to a yes/no question
+  ("Can gift cards be returned?") asserts the question's declarative form, negated for "no"
+  ("Gift cards can be returned." / "Gift cards cannot be returned."); a negative question ("Isn't it free?") is
+  answered as English speakers do ("Yes" = it is free);
+- a short span ("Delhi", "$25", "in 1889") answering a wh-question ("What is the capital of India?", "When was the
+  tower completed?") asserts the question with the span in the wh-word's place ("The capital of India is Delhi.").
+
+Rule-based and cheap (no model, no parser): a small lexicon of auxiliaries, determiners, prepositions and common
+verbs finds the subject. When the question's shape is not one of these, ``answer_claim`` returns None and the check
+falls back to reading "Q: ... A: ..." (``guardrail.text.qa_hypothesis``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["AnswerClaim", "answer_claim", "polarity", "yes_no_statement", "wh_statement"]
+
+_TOKEN = re.compile(r"[A-Za-z0-9À-ÖØ-öø-ÿ$€£%]+(?:['’.,:/-][A-Za-z0-9À-ÖØ-öø-ÿ%]+)*|[^\sA-Za-z0-9]")
+
+_BE = {"is", "are", "was", "were", "am"}
+_MODAL = {"can", "could", "will", "would", "shall", "should", "may", "might", "must"}
+_DO = {"do", "does", "did"}
+_HAVE = {"has", "have", "had"}
+_AUX = _BE | _MODAL | _DO | _HAVE
+_NEG_AUX = {
+    "isn't": "is", "aren't": "are", "wasn't": "was", "weren't": "were", "can't": "can", "cannot": "can",
+    "couldn't": "could", "won't": "will", "wouldn't": "would", "shouldn't": "should", "mustn't": "must",
+    "don't": "do", "doesn't": "does", "didn't": "did", "hasn't": "has", "haven't": "have", "hadn't": "had",
+    "mightn't": "might", "shan't": "shall",
+}
+_PRONOUNS = {"i", "you", "he", "she", "it", "we", "they", "this", "that", "these", "those", "there", "one",
+             "someone", "anyone", "everyone", "something", "anything", "everything"}
+#: how the asker's pronouns read as a statement about the context ("Can I return it?" -> "You can return it.")
+_PERSON = {"i": "you", "me": "you", "my": "your", "mine": "yours", "we": "you", "us": "you", "our": "your",
+           "myself": "yourself", "ourselves": "yourselves"}
+_DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "my", "your", "our", "their", "his", "her", "its",
+                "any", "some", "all", "every", "each", "no", "both", "either", "neither", "another", "such"}
+_PREPOSITIONS = {"in", "on", "at", "by", "for", "with", "from", "to", "into", "onto", "about", "over", "under",
+                 "after", "before", "during", "within", "without", "between", "among", "through", "than", "as",
+                 "like", "near", "since", "until", "via", "per", "against", "across", "behind", "beyond", "outside",
+                 "inside", "around", "up", "down", "off", "out"}
+_BOUNDARY_WORDS = {"be", "been", "being", "have", "not", "also", "still", "ever", "already", "really", "always",
+                   "never", "only", "just", "now", "again", "more", "less", "very", "too", "so", "then"}
+#: common base-form verbs: where the subject of "Does the warranty cover ...?" ends (not exhaustive; the fallback
+#: takes a determiner and one word)
+_VERBS = set("""
+accept add affect agree allow apply arrive ask assist attend become begin believe belong borrow break bring build
+buy call cancel carry cause change charge check choose claim close come compete complete consider contain continue
+cost count cover create cross cut deal decide deliver depend describe design destroy die discover do draw drink drive
+earn eat employ end enjoy enter establish exist expect expire explain extend fail fall feel fight fill find finish
+fit fly follow found get give go grow happen have hear help hit hold host include increase involve join keep kill
+know last lead learn leave lend let lie like limit live lose love make marry matter mean meet move need offer open
+operate own pay perform place plan play produce protect provide publish qualify reach read receive record reduce
+refund release remain remember remove renew replace report represent require return run save say see sell send serve
+set share ship show sign sing sit sleep speak spend stand start stay stop study succeed suffer support survive take
+talk teach tell tend think travel treat try turn understand use vary visit vote wait walk want wear win work write
+""".split())
+_YES = {"yes", "yeah", "yep", "yup", "sure", "correct", "right", "true", "indeed", "absolutely", "certainly",
+        "definitely", "affirmative", "exactly", "yes,", "aye", "ok", "okay", "of course"}
+_NO = {"no", "nope", "nah", "incorrect", "false", "wrong", "negative", "never", "not really", "not at all", "not yet",
+       "certainly not", "absolutely not", "definitely not", "of course not", "no way"}
+_WH = {"what", "which", "who", "whom", "whose", "when", "where", "how", "why"}
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerClaim:
+    """The statement an answer makes, and how it was built ("yes/no" or "wh-span")."""
+
+    statement: str
+    kind: str
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.replace("’", "'"))
+
+
+def _join(tokens: list[str]) -> str:
+    out = ""
+    for tok in tokens:
+        if out and not re.fullmatch(r"[,.;:!?)\]]|'s|n't", tok) and not out.endswith(("(", "[", "$")):
+            out += " "
+        out += tok
+    return out
+
+
+def _sentence(tokens: list[str]) -> str:
+    text = _join(tokens).strip(" ,;:")
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!")) else text + "."
+
+
+def polarity(answer: str) -> tuple[bool | None, str]:
+    """(True for yes / False for no / None, the rest of the answer after the yes/no word)."""
+    text = answer.strip().replace("’", "'")
+    low = text.lower()
+    for words_, value in ((_NO, False), (_YES, True)):  # "no" first: "not really" must not read as yes
+        for phrase in sorted(words_, key=len, reverse=True):
+            if low == phrase or (low.startswith(phrase) and not low[len(phrase)].isalnum()):
+                rest = text[len(phrase):].lstrip(" ,.!;:-—–")
+                return value, rest
+    return None, text
+
+
+def _subject_end(tokens: list[str], aux_kind: str) -> int:
+    """Index of the first token after the subject in the tokens that follow the question's auxiliary."""
+    n = len(tokens)
+    if n == 0:
+        return 0
+    first = tokens[0].lower()
+    if first in _PRONOUNS or first in _PERSON:
+        return 1
+    i = 0
+    if first in _DETERMINERS:
+        i = 1
+    elif re.fullmatch(r"\d[\d,.]*", first):
+        i = 1
+    start = i
+    # a proper name: a run of capitalised words (with "of"/"the"/"and" inside when a capital follows)
+    if i < n and tokens[i][:1].isupper():
+        j = i
+        while j < n and (tokens[j][:1].isupper() or (tokens[j].lower() in {"of", "the", "and", "de", "'s"}
+                                                      and j + 1 < n and tokens[j + 1][:1].isupper())):
+            j += 1
+        if j < n and tokens[j].lower() == "'s":  # possessive: "Einstein's theory"
+            return _subject_end(tokens[j + 1:], aux_kind) + j + 1 if j + 1 < n else j + 1
+        return j
+    # a common noun phrase: words up to a boundary (preposition, determiner, participle, known verb, "be", ...)
+    j = i
+    while j < n:
+        low = tokens[j].lower()
+        if j > start and (low in _PREPOSITIONS or low in _DETERMINERS or low in _BOUNDARY_WORDS or low in _AUX
+                          or low in _NEG_AUX or not re.match(r"[A-Za-z]", low)):
+            break
+        if j > start and aux_kind != "be" and low in _VERBS:
+            break
+        if j > start and aux_kind == "be" and re.search(r"[a-z]{2,}(ed|en|ing)$", low) and low not in _VERBS:
+            break
+        j += 1
+    if j == n or (j < n and tokens[j].lower() in _PREPOSITIONS and aux_kind == "be" and j - start > 1):
+        # no boundary found before the end, or "be" + "the store open on Sundays": the last word before the end or
+        # the preposition is the predicate ("open"), the words before it the subject
+        if aux_kind == "be" and j - start >= 2:
+            return j - 1
+        if aux_kind != "be" and j - start >= 2:
+            return start + 1  # "Does the warranty cover ...": a determiner and one noun
+    return max(j, start + 1)
+
+
+def _person(tokens: list[str]) -> list[str]:
+    out = []
+    for k, tok in enumerate(tokens):
+        low = tok.lower()
+        rep = _PERSON.get(low)
+        if rep is None:
+            out.append(tok)
+        else:
+            out.append(rep.capitalize() if k == 0 and tok[:1].isupper() else rep)
+    return out
+
+
+def _negated(aux: str) -> list[str]:
+    return ["cannot"] if aux == "can" else [aux, "not"]
+
+
+def _agree(aux: str, subject: list[str]) -> str:
+    """Person agreement after the I -> you swap ("am I" -> "you are", "was I" -> "you were", "do I" -> "you do")."""
+    if [w.lower() for w in subject] == ["you"]:
+        return {"am": "are", "was": "were", "is": "are", "does": "do", "has": "have"}.get(aux, aux)
+    return aux
+
+
+def _split_question(question: str) -> tuple[str, bool, list[str], list[str]] | None:
+    """(auxiliary, negated question, subject tokens, rest tokens) of a yes/no question, or None."""
+    q = question.strip().replace("’", "'")
+    q = re.sub(r"^(so|and|but|also|then|ok|okay|well|hey|hi|please|tell me|quick question)[,:]?\s+", "", q, flags=re.I)
+    toks = _tokens(q.rstrip("?!. "))
+    if len(toks) < 2:
+        return None
+    first = toks[0].lower()
+    negq = False
+    if first in _NEG_AUX:
+        aux, negq = _NEG_AUX[first], True
+    elif first in _AUX:
+        aux = first
+    else:
+        return None
+    body = toks[1:]
+    if body and body[0].lower() == "not":  # "Is not the store open?" (rare, formal)
+        negq, body = True, body[1:]
+    aux_kind = "be" if aux in _BE else "do" if aux in _DO else "have" if aux in _HAVE else "modal"
+    end = _subject_end(body, aux_kind)
+    subject, rest = body[:end], body[end:]
+    if rest and rest[0].lower() == "not":  # "Does it not include ...?"
+        negq, rest = True, rest[1:]
+    if not subject or (not rest and aux_kind != "be"):
+        return None
+    return aux, negq, subject, rest
+
+
+def yes_no_statement(question: str, yes: bool) -> str | None:
+    """The statement a yes (``yes=True``) or no answer to ``question`` makes, or None for other question shapes.
+
+    >>> yes_no_statement("Can gift cards be returned?", True)
+    'Gift cards can be returned.'
+    >>> yes_no_statement("Can gift cards be returned?", False)
+    'Gift cards cannot be returned.'
+    >>> yes_no_statement("Isn't the store open on Sundays?", True)
+    'The store is open on Sundays.'
+    """
+    parts = _split_question(question)
+    if parts is None:
+        return None
+    aux, negq, subject, rest = parts
+    subject = _person(subject)
+    aux = _agree(aux, subject)
+    # a negative question is answered by the polarity of the statement: "Isn't it free?" "Yes" = it is free
+    positive = yes
+    verb = [aux] if positive else _negated(aux)
+    if aux in _DO and positive:
+        verb = [aux]  # emphatic "does cover": grammatical without inflecting the verb
+    return _sentence(subject + verb + _person(rest))
+
+
+def wh_statement(question: str, answer: str) -> str | None:
+    """The statement a short span answer to a wh-question makes, or None.
+
+    >>> wh_statement("What is the capital of India?", "Delhi")
+    'The capital of India is Delhi.'
+    >>> wh_statement("Who wrote Hamlet?", "Shakespeare")
+    'Shakespeare wrote Hamlet.'
+    >>> wh_statement("When was the Eiffel Tower completed?", "1889")
+    'The Eiffel Tower was completed in 1889.'
+    """
+    q = question.strip().replace("’", "'")
+    toks = _tokens(q.rstrip("?!. "))
+    ans = _tokens(answer.strip().rstrip(".!"))
+    if len(toks) < 2 or not ans:
+        return None
+    wh = toks[0].lower()
+    if wh not in _WH or wh == "why":
+        return None
+    rest = toks[1:]
+    nxt = rest[0].lower() if rest else ""
+    if wh in ("what", "which", "who", "whom", "whose") and nxt in _BE:
+        # "What is X?" / "Who was the first X?" -> "X is A."
+        subject = _person(rest[1:])
+        if not subject:
+            return None
+        return _sentence(subject + [nxt] + ans)
+    if wh in ("what", "which", "who", "whose") and nxt not in _AUX and nxt not in _NEG_AUX:
+        # a wh-subject: "Who wrote Hamlet?" -> "A wrote Hamlet."; "Which country hosted X?" -> "A hosted X."
+        k = 0
+        if wh in ("which", "what", "whose"):
+            while k < len(rest) and rest[k].lower() not in _AUX and not _looks_verb(rest[k]):
+                k += 1
+            if k >= len(rest):
+                return None
+        return _sentence(ans + _person(rest[k:]))
+    if wh in ("when", "where") and (nxt in _AUX or nxt in _NEG_AUX):
+        parts = _split_question(" ".join(rest))
+        if parts is None:
+            return None
+        aux, negq, subject, pred = parts
+        subject = _person(subject)
+        aux = _agree(aux, subject)
+        place = ans
+        if ans[0].lower() not in _PREPOSITIONS:
+            if wh == "where":
+                place = ["in"] + ans
+            elif re.fullmatch(r"\d{3,4}s?", ans[0]) or ans[0].lower() in _MONTHS:
+                place = ["in"] + ans
+            elif re.fullmatch(r"\d{1,2}", ans[0]) and len(ans) > 1 and ans[1].lower() in _MONTHS:
+                place = ["on"] + ans
+        verb = _negated(aux) if negq else [aux]
+        return _sentence(subject + verb + _person(pred) + place)
+    if wh == "how" and len(rest) >= 2 and rest[0].lower() in ("many", "much", "long", "old", "far", "often", "big"):
+        # "How long is the warranty?" -> "The warranty is two years."; "How many X does Y have?" -> keep Q:A
+        if rest[1].lower() in _BE and len(rest) > 2:
+            return _sentence(_person(rest[2:]) + [rest[1].lower()] + ans)
+        return None
+    if wh in ("what", "who", "whom") and nxt in (_DO | _MODAL | _HAVE):
+        # "What did Einstein win in 1921?" -> "Einstein did win A in 1921."
+        parts = _split_question(" ".join(rest))
+        if parts is None:
+            return None
+        aux, negq, subject, pred = parts
+        if not pred:
+            return None
+        subject = _person(subject)
+        aux = _agree(aux, subject)
+        verb = _negated(aux) if negq else [aux]
+        return _sentence(subject + verb + _person(pred[:1]) + ans + _person(pred[1:]))
+    return None
+
+
+_MONTHS = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"}
+
+
+def _looks_verb(token: str) -> bool:
+    low = token.lower()
+    return low in _VERBS or low in _BE or bool(re.fullmatch(r"[a-z]{3,}(ed|es)", low)) or (
+        low.endswith("s") and low[:-1] in _VERBS) or low in {"won", "wrote", "made", "built", "found", "led", "gave",
+                                                            "took", "became", "began", "ran", "held", "sold", "had"}
+
+
+#: an echo after "yes"/"no" that restates nothing: "they can", "it isn't", "he did not", "that's right"
+_ECHO = re.compile(
+    r"^(?:(?:i|you|he|she|it|we|they|this|that|there|these|those)\s+"
+    r"(?:(?:is|are|was|were|am|can|could|will|would|shall|should|may|might|must|do|does|did|has|have|had)"
+    r"(?:\s*n't|\s+not)?|isn't|aren't|wasn't|weren't|can't|cannot|couldn't|won't|wouldn't|shouldn't|mustn't|"
+    r"don't|doesn't|didn't|hasn't|haven't|hadn't)|that's\s+(?:right|correct|true)|it\s+is|not|of course|indeed|"
+    r"absolutely|definitely|certainly|correct|right|true|sure)?\s*[.!]*$",
+    re.I,
+)
+
+
+def answer_claim(question: str, answer: str) -> AnswerClaim | None:
+    """The statement ``answer`` makes as an answer to ``question``, when the answer alone is no claim; else None.
+
+    >>> answer_claim("Can gift cards be returned?", "No, they cannot.").statement
+    'Gift cards cannot be returned.'
+    >>> answer_claim("Can gift cards be returned?", "Yes, they can.").statement
+    'Gift cards can be returned.'
+    """
+    if not question or not question.strip() or not answer.strip():
+        return None
+    value, rest = polarity(answer)
+    if value is not None:
+        rest_clean = rest.replace("’", "'").strip()
+        if not _ECHO.match(rest_clean):
+            # "No, gift cards cannot be returned.": the rest is a statement of its own, read as written;
+            # "Yes, within 30 days": a qualifier, read after the question's statement
+            if len(_tokens(rest_clean)) >= 4 and any(t.lower() in _AUX | set(_NEG_AUX) | _VERBS or _looks_verb(t)
+                                                     for t in _tokens(rest_clean)):
+                return None
+            base = yes_no_statement(question, value)
+            if base is None:
+                return None
+            return AnswerClaim(base[:-1] + ", " + rest_clean.rstrip(".!") + ".", "yes/no")
+        # an echo that itself says "not" flips a bare yes ("Yes, it isn't" is rare and read as no)
+        if value and re.search(r"n't|\bnot\b|cannot", rest_clean, re.I):
+            value = False
+        base = yes_no_statement(question, value)
+        return AnswerClaim(base, "yes/no") if base else None
+    toks = _tokens(answer.strip())
+    if len(toks) <= 8 and not any(_looks_verb(t) or t.lower() in _AUX for t in toks[1:]):
+        statement = wh_statement(question, answer)
+        if statement:
+            return AnswerClaim(statement, "wh-span")
+    return None

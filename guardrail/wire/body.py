@@ -1,0 +1,93 @@
+"""Response bodies as bytes: strict JSON loading, ``Content-Encoding`` decoding, sniffing JSON from SSE, size limits."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import Any
+
+from guardrail.errors import UnreadableError
+
+#: an answer (or one SSE event) larger than this is not read
+MAX_BODY_BYTES = 32 * 1024 * 1024
+
+
+# --------------------------------------------------------------------------- JSON bodies
+def loads(data: bytes) -> Any:
+    """Strict JSON: UTF-8, one value, no trailing bytes, bounded nesting."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableError(f"the answer is not valid UTF-8 (byte offset {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UnreadableError(f"the answer is not valid JSON ({exc.msg} at offset {exc.pos})") from None
+    except RecursionError:
+        raise UnreadableError("the answer's JSON is nested too deeply to read") from None
+
+
+# --------------------------------------------------------------------------- content encodings
+class Decoder:
+    """Incremental ``Content-Encoding`` decoder (identity, gzip, deflate in zlib or raw form); errors raise
+    :class:`UnreadableError`. Output is bounded to ``limit`` bytes (a zip bomb is unreadable, not a crash)."""
+
+    def __init__(self, encoding: str | None, limit: int = MAX_BODY_BYTES) -> None:
+        enc = (encoding or "identity").strip().lower()
+        self.encoding = enc
+        self.limit = limit
+        self._out = 0
+        self._raw_deflate = False
+        self._pending = b""
+        if enc == "identity":
+            self._z = None
+        elif enc in ("gzip", "x-gzip"):
+            self._z = zlib.decompressobj(wbits=31)
+        elif enc == "deflate":
+            self._z = zlib.decompressobj(wbits=15)
+        else:
+            raise UnreadableError(f"the answer is compressed with {encoding!r}, which guardrail cannot read; "
+                                  "ask the upstream for identity, gzip or deflate")
+
+    def decode(self, data: bytes) -> bytes:
+        if self._z is None or not data:
+            return data
+        try:
+            out = self._z.decompress(data, self.limit - self._out + 1)
+        except zlib.error as exc:
+            if self.encoding == "deflate" and not self._raw_deflate and self._out == 0:
+                # many servers send raw deflate (no zlib header) as "deflate"
+                self._raw_deflate = True
+                self._z = zlib.decompressobj(wbits=-15)
+                return self.decode(data)
+            raise UnreadableError(f"the answer's {self.encoding} data is corrupt ({exc})") from None
+        self._out += len(out)
+        if self._out > self.limit or self._z.unconsumed_tail:
+            raise UnreadableError(f"the decompressed answer is over {self.limit:,} bytes")
+        return out
+
+    def flush(self) -> bytes:
+        if self._z is None:
+            return b""
+        try:
+            out = self._z.flush()
+        except zlib.error as exc:
+            raise UnreadableError(f"the answer's {self.encoding} data is corrupt ({exc})") from None
+        if not self._z.eof:
+            raise UnreadableError(f"the answer's {self.encoding} data is truncated")
+        return out
+
+
+def sniff(prefix: bytes) -> str | None:
+    """'sse', 'json' or None (unknown) from the first bytes of a decoded body; '' while there are too few."""
+    head = prefix.lstrip(b" \t\r\n\xef\xbb\xbf")
+    if not head:
+        return ""
+    if head[:1] in (b"{", b"["):
+        return "json"
+    for field in (b"data", b"event", b"id", b"retry", b":"):
+        if head.startswith(field):
+            return "sse"
+        if len(head) < len(field) and field.startswith(head):
+            return ""
+    return None
