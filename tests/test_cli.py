@@ -28,22 +28,27 @@ def test_jsonl_to_json_keeps_ids_and_names_scores(tiny_nli: Path, tmp_path: Path
     rows = [GOOD, {**GOOD, "id": 7, "response": ""}, {**GOOD, "id": "none", "contexts": []}]
     f = write(tmp_path, "in.jsonl", "\n".join(json.dumps(r) for r in rows) + "\n")
     code, out, err = run_cli(["check", str(f), "--json", "--nli-model", str(tiny_nli)], capsys)
-    assert code == 0, err
     objs = [json.loads(line) for line in out.splitlines()]
     assert [o["id"] for o in objs] == ["a1", 7, "none"]
     assert 0.0 <= objs[0]["faithfulness"] <= 1.0
     assert 0.0 <= objs[0]["retrieval_relevance"] <= 1.0
     assert objs[1]["faithfulness"] is None  # empty response: nothing to check
+    assert "faithfulness" not in objs[1]["failed_checks"]  # an empty answer passes (empty_answer="pass")
     assert objs[2]["faithfulness"] == 0.0 and objs[2]["retrieval_relevance"] is None
+    # no passage at all fails the default policy's retrieval check, and so the run
+    assert objs[2]["outcome"] == "failed" and "retrieval_relevance" in objs[2]["failed_checks"]
+    assert code == 1, err
 
 
 def test_table_output(tiny_nli: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = write(tmp_path, "in.json", json.dumps([GOOD, {**GOOD, "id": "b2"}]))
     code, out, _ = run_cli(["check", str(f), "--nli-model", str(tiny_nli)], capsys)
-    assert code == 0
     lines = out.splitlines()
-    assert lines[0].split()[:4] == ["id", "faithful", "retrieval", "response"]
-    assert any(line.startswith("a1 ") for line in lines) and any(line.startswith("b2 ") for line in lines)
+    assert lines[0].split() == ["id", "faithful", "retrieval", "response", "unsupported", "result"]
+    rows = [line for line in lines if line.startswith(("a1 ", "b2 "))]
+    assert len(rows) == 2 and all(line.split()[-1] in ("pass", "FAIL") for line in rows)
+    assert code == (1 if any(line.split()[-1] == "FAIL" for line in rows) else 0)  # the result column is the gate
+    assert lines[-1].startswith("2 rows: ") and " unchecked in " in lines[-1]
 
 
 @pytest.mark.parametrize(
@@ -93,8 +98,9 @@ def test_stdin_through_the_installed_command(tiny_nli: Path) -> None:
         capture_output=True,
         timeout=120,
     )
-    assert proc.returncode == 0, proc.stderr.decode()
-    assert json.loads(proc.stdout)["id"] == "a1"
+    row = json.loads(proc.stdout)
+    assert row["id"] == "a1" and row["outcome"] in ("passed", "failed"), proc.stderr.decode()
+    assert proc.returncode == (0 if row["outcome"] == "passed" else 1), proc.stderr.decode()
 
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "rag.jsonl"
@@ -109,7 +115,7 @@ def test_fail_under_gates_ci_in_every_format(tmp_path: Path, capsys: pytest.Capt
     code, out, _ = run_cli(["check", str(EXAMPLES), "--fail-under", "faithfulness=0.3"], capsys)
     assert code == 1 and "FAILED" in out and "refund-wrong" in out
     code, out, _ = run_cli(["check", str(good), "--fail-under", "faithfulness=0.3"], capsys)
-    assert code == 0 and "PASSED: 0 of 1 rows" in out
+    assert code == 0 and "PASSED: 0 of 1 rows failed" in out and "1 rows: 1 passed, 0 failed, 0 unchecked" in out
     code, out, err = run_cli(["check", str(EXAMPLES), "--fail-under", "faithfulness=0.3", "--format", "junit"], capsys)
     suite = ET.fromstring(out).find("testsuite")
     assert code == 1 and suite is not None and int(suite.get("failures", "0")) >= 1
@@ -118,7 +124,8 @@ def test_fail_under_gates_ci_in_every_format(tmp_path: Path, capsys: pytest.Capt
     code, out, _ = run_cli(["check", str(EXAMPLES), "--fail-under", "faithfulness=0.3", "--format", "markdown"], capsys)
     assert code == 1 and "| ❌ | refund-wrong |" in out and "| ✅ | refund-ok |" in out
     code, out, _ = run_cli(["check", str(EXAMPLES), "--format", "json"], capsys)
-    assert code == 0 and [r["id"] for r in json.loads(out)] == [r["id"] for r in rows]  # no gate: exit 0
+    assert [r["id"] for r in json.loads(out)] == [r["id"] for r in rows]
+    assert code == 1  # no flags: the default policy still decides, and refund-wrong fails it
     code, out, _ = run_cli(["check", str(good), "--details"], capsys)
     assert code == 0 and " ok " in out  # table mode shows every checked sentence with --details
     policy = write(tmp_path, "policy.json", json.dumps({"action": "block", "faithfulness": "auto"}))
@@ -164,3 +171,145 @@ def test_serve_and_export_argument_errors(tmp_path: Path, capsys: pytest.Capture
     assert code == 2 and "is not an http(s) URL" in err
     code, _, err = run_cli(["export", str(tmp_path / "missing"), "--out", str(tmp_path / "out")], capsys)
     assert code == 2 and "does not exist" in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------ the gate is the guard's decision (shipped model)
+REFUND = ["Items can be returned within 30 days of delivery for a full refund. Items must be unused and in their "
+          "original packaging.", "Shipping is free for orders over $50."]
+MIXED = {"id": "mixed", "question": "How long do I have to return an item?", "contexts": REFUND,
+         "response": "You can return items within 30 days of delivery, as long as they are unused and in the original "
+                     "packaging. Shipping is free for orders over $50. Refunds are paid in cash at any of our stores."}
+
+
+def _outcomes(out: str) -> dict[str, str]:
+    return {o["id"]: o["outcome"] for o in map(json.loads, out.splitlines())}
+
+
+def test_policy_file_with_aggregate_any_fails_one_unsupported_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One made-up sentence among supported ones: the mean is above the policy's threshold, the sentence below it.
+    aggregate "any" fails the row (as the gateway blocks it) in every format; aggregate "mean" passes it."""
+    import xml.etree.ElementTree as ET
+
+    f = write(tmp_path, "mixed.jsonl", json.dumps(MIXED) + "\n")
+    _, out, _ = run_cli(["check", str(f), "--json", "--details"], capsys)
+    row = json.loads(out)
+    scores = [s["score"] for s in row["details"]["faithfulness"]["sentences"] if s["score"] is not None]
+    mean = row["faithfulness"]
+    assert len(scores) == 3 and min(scores) < mean - 0.2  # the premise: one weak sentence, a mean well above it
+    limit = round((min(scores) + mean) / 2, 3)
+    policies = {}
+    for aggregate in ("any", "mean"):
+        policies[aggregate] = write(tmp_path, f"{aggregate}.json",
+                                    json.dumps({"action": "block", "faithfulness": limit, "aggregate": aggregate}))
+    code, out, err = run_cli(["check", str(f), "--policy", str(policies["any"]), "--json"], capsys)
+    row = json.loads(out)
+    assert code == 1 and row["outcome"] == "failed" and row["failed_checks"] == ["faithfulness"]
+    assert row["reasons"] and row["reasons"][0].startswith('sentence 3 "Refunds are paid in cash')
+    assert [s["index"] for s in row["unsupported_sentences"]] == [2]  # the evidence agrees with the verdict
+    assert f"faithfulness {limit:.3f} (any sentence)" in err and "FAILED: 1 of 1 rows failed" in err
+    code, out, _ = run_cli(["check", str(f), "--policy", str(policies["any"])], capsys)
+    assert code == 1 and out.splitlines()[1].split()[-1] == "FAIL"
+    code, out, _ = run_cli(["check", str(f), "--policy", str(policies["any"]), "--format", "junit"], capsys)
+    suite = ET.fromstring(out).find("testsuite")
+    assert code == 1 and suite is not None and suite.get("failures") == "1"
+    code, out, _ = run_cli(["check", str(f), "--policy", str(policies["mean"]), "--json"], capsys)
+    assert code == 0 and json.loads(out)["outcome"] == "passed"
+
+
+def test_no_flags_is_the_default_guards_decision(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --policy or --fail-under a row fails exactly when the default Guard (Policy()) blocks it."""
+    from guardrail import Evaluator, Guard, NLIScorer, Policy, default_nli_model
+
+    rows = [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip()] + [MIXED]
+    f = write(tmp_path, "rows.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    code, out, _ = run_cli(["check", str(f), "--json"], capsys)
+    got = _outcomes(out)
+    guard = Guard(Evaluator(nli=NLIScorer(default_nli_model())), Policy(action="block"))
+    try:
+        verdicts = {r["id"]: guard.check(r["question"], r["contexts"], r["response"]) for r in rows}
+    finally:
+        guard.close()
+    assert got == {k: v.outcome for k, v in verdicts.items()}
+    assert verdicts["refund-wrong"].blocked and verdicts["mixed"].blocked and not verdicts["refund-ok"].blocked
+    assert code == 1
+    wrong = write(tmp_path, "wrong.jsonl", json.dumps(MIXED) + "\n")  # mean above the threshold, one sentence below
+    code, out, _ = run_cli(["check", str(wrong)], capsys)
+    assert code == 1 and "FAILED: 1 of 1 rows failed" in out and out.splitlines()[1].split()[-1] == "FAIL"
+
+
+def test_fail_under_faithfulness_auto_is_the_models_threshold(capsys: pytest.CaptureFixture[str]) -> None:
+    from guardrail import NLIScorer, default_nli_model
+
+    threshold = float(NLIScorer(default_nli_model()).metadata.get("threshold", 0.5))
+    code, out, _ = run_cli(["check", str(EXAMPLES), "--json"], capsys)
+    default = _outcomes(out)
+    code, out, err = run_cli(["check", str(EXAMPLES), "--json", "--fail-under", "faithfulness=auto"], capsys)
+    assert code == 1 and _outcomes(out) == default and default["refund-wrong"] == "failed"
+    assert f"faithfulness {threshold:.3f} (auto, any sentence)" in err
+    code, out, _ = run_cli(["check", str(EXAMPLES), "--json", "--fail-under", "faithfulness=0"], capsys)
+    assert _outcomes(out)["refund-wrong"] == "passed"  # the override is applied: 0 lets every sentence through
+    code, _, err = run_cli(["check", str(EXAMPLES), "--fail-under", "retrieval_relevance=auto"], capsys)
+    assert code == 2 and "for faithfulness only" in err
+
+
+def test_ragas_and_deepeval_field_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    q, ctx, answer, truth = MIXED["question"], REFUND, "You can return items within 60 days.", "Within 30 days."
+    names = {
+        "ours": {"question": q, "contexts": ctx, "response": answer, "ground_truth": truth},
+        "ragas": {"user_input": q, "retrieved_contexts": ctx, "response": answer, "reference": truth},
+        "deepeval": {"input": q, "retrieval_context": ctx, "actual_output": answer, "expected_output": truth},
+    }
+    results = {}
+    for kind, fields in names.items():
+        f = write(tmp_path, f"{kind}.jsonl", json.dumps({"id": kind, **fields}) + "\n")
+        code, out, err = run_cli(["check", str(f), "--json"], capsys)
+        assert code == 1, err  # 60 days against 30: the same failing row whatever the names
+        results[kind] = json.loads(out)
+    keys = ("faithfulness", "retrieval_relevance", "response_relevance", "answer_similarity", "outcome")
+    assert results["ours"]["answer_similarity"] is not None and results["ours"]["retrieval_relevance"] > 0.2
+    for kind in ("ragas", "deepeval"):
+        assert {k: results[kind][k] for k in keys} == {k: results["ours"][k] for k in keys}, kind
+    f = write(tmp_path, "none.jsonl", json.dumps({"input": q, "actual_output": answer}) + "\n")
+    code, _, err = run_cli(["check", str(f)], capsys)
+    assert code == 2 and "'contexts' is missing" in err and "'retrieval_context'" in err
+
+
+def test_an_unchecked_row_is_reported_and_the_batch_goes_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import xml.etree.ElementTree as ET
+
+    ok = {"id": "ok", "question": MIXED["question"], "contexts": REFUND,
+          "response": "You can return items within 30 days of delivery."}
+    russian = {"id": "ru", "question": MIXED["question"], "contexts": REFUND,
+               "response": "Возврат возможен в течение тридцати дней после доставки."}
+    wrong = {**ok, "id": "wrong", "response": "You can return items within 60 days."}
+    f = write(tmp_path, "rows.jsonl", "".join(json.dumps(r) + "\n" for r in (ok, russian, wrong)))
+    code, out, _ = run_cli(["check", str(f)], capsys)
+    lines = out.splitlines()
+    assert [line.split()[-1] for line in lines if line.startswith(("ok ", "ru ", "wrong "))] == ["pass", "UNCHECKED", "FAIL"]
+    assert any("line 2: could not be checked" in line and "script" in line for line in lines)
+    assert code == 1 and lines[-1].startswith("3 rows: 1 passed, 1 failed, 1 unchecked in ")
+    code, out, err = run_cli(["check", str(f), "--json"], capsys)
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["outcome"] for r in rows] == ["passed", "unchecked", "failed"]
+    assert rows[1]["line"] == 2 and "script" in rows[1]["error"] and "line 2" in err and "'ru'" in err
+    code, out, _ = run_cli(["check", str(f), "--format", "junit"], capsys)
+    suite = ET.fromstring(out).find("testsuite")
+    assert suite is not None and (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "1", "1")
+    only = write(tmp_path, "only.jsonl", "".join(json.dumps(r) + "\n" for r in (ok, russian)))
+    code, out, _ = run_cli(["check", str(only)], capsys)
+    assert code == 1 and "FAILED: 0 of 2 rows failed the policy, 1 unchecked" in out  # unchecked alone fails the run
+
+
+def test_version_and_python_dash_m(capsys: pytest.CaptureFixture[str]) -> None:
+    import guardrail
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0 and capsys.readouterr().out.strip() == f"guardrail {guardrail.__version__}"
+    proc = subprocess.run([sys.executable, "-m", "guardrail", "--help"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "usage: guardrail" in proc.stdout and all(c in proc.stdout for c in ("check", "eval", "serve", "train"))
+    proc = subprocess.run([sys.executable, "-m", "guardrail", "--version"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"guardrail {guardrail.__version__}"

@@ -128,8 +128,10 @@ def test_main_job_runs_offline_without_torch(tmp_path: Path) -> None:
     )
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "GUARDRAIL_NLI_MODEL": ""}
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
-    assert proc.returncode == 0, proc.stderr
     rows = {r["id"]: r for r in map(json.loads, proc.stdout.splitlines())}
+    # every row is decided by the default policy: the wrong refund fails it, so the run exits 1
+    assert proc.returncode == 1 and rows["refund-wrong"]["outcome"] == "failed", proc.stderr
+    assert rows["refund-ok"]["outcome"] == "passed"
     assert rows["refund-ok"]["faithfulness"] > rows["refund-wrong"]["faithfulness"]
     assert rows["short-answer"]["faithfulness"] > rows["short-wrong"]["faithfulness"]
     assert rows["off-topic-retrieval"]["retrieval_relevance"] < rows["refund-ok"]["retrieval_relevance"]

@@ -1,0 +1,99 @@
+"""``guardrail check``: score records and decide each one with the policy, exactly as the guard does.
+
+Each row is decided by :func:`guardrail.decision.decide` (through :mod:`guardrail.cli.gate`). A row that cannot be
+checked (a script the model was not trained on, broken Unicode, over a limit) is reported with its line and id and
+counted as unchecked; the run goes on. Exit code: 0 every row passed, 1 a row failed or was unchecked, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from guardrail.cli.env import env_threads, nli_model
+from guardrail.cli.gate import Gate, RowResult, Tally, build_gate
+from guardrail.cli.records import Record, read_path
+from guardrail.cli.report import junit, markdown, row_json, summary, table
+from guardrail.errors import InputError
+
+__all__ = ["cmd_check"]
+
+
+def _checks(args: argparse.Namespace) -> list[str]:
+    from guardrail.checks.evaluator import CHECKS
+
+    return [c.strip() for c in args.checks.split(",") if c.strip()] if args.checks else list(CHECKS)
+
+
+def _evaluator(args: argparse.Namespace, gate: Gate) -> Any:
+    from guardrail.checks.evaluator import Evaluator
+    from guardrail.checks.faithfulness import FaithfulnessConfig
+    from guardrail.scorers.embedding import EmbeddingScorer
+    from guardrail.scorers.nli import NLIScorer, default_nli_model
+
+    threads = env_threads()
+    nli = None
+    if "faithfulness" in gate.checks:
+        nli = NLIScorer(nli_model(args.nli_model) or default_nli_model(), backend=args.backend, threads=threads)
+    embedder = EmbeddingScorer(args.embedding_model, backend="onnx" if args.embedding_model is None else args.backend,
+                               threads=threads)
+    # sentences are flagged unsupported at the threshold that decides (one figure in the evidence and the verdict)
+    config = FaithfulnessConfig(mode=args.mode, max_context_chars=args.max_context_chars,
+                                threshold=gate.model_threshold)
+    return Evaluator(nli=nli, embedder=embedder, checks=gate.checks, faithfulness=config)
+
+
+def _check_row(evaluator: Any, gate: Gate, rec: Record) -> RowResult:
+    start = time.perf_counter()
+    try:
+        ev = evaluator.evaluate(rec.question, rec.contexts, rec.response, rec.ground_truth)
+    except InputError as exc:  # this row cannot be checked (UncheckableError included); the others can
+        return RowResult(rec, error=str(exc))
+    return RowResult(rec, ev, gate.decide(ev, rec.response, time.perf_counter() - start))
+
+
+def _model_threshold(evaluator: Any) -> float | None:
+    check = evaluator.faithfulness_check
+    return check.threshold if check is not None else None
+
+
+def _write(fmt: str, args: argparse.Namespace, results: list[RowResult], tally: Tally, lines: list[str]) -> None:
+    if fmt == "table":
+        table(results, sys.stdout, details=args.details)
+    elif fmt == "json":
+        rows = [row_json(r, args.details) for r in results]
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+    elif fmt == "junit":
+        junit(results, sys.stdout, tally)
+    elif fmt == "markdown":
+        markdown(results, sys.stdout, lines)
+    if fmt != "markdown":  # machine-readable formats keep stdout clean: the summary goes to stderr
+        print("\n".join(lines), file=sys.stdout if fmt == "table" else sys.stderr)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    fmt = "jsonl" if args.json else args.format
+    gate, notes = build_gate(args.policy, args.fail_under or (), _checks(args), checks_given=bool(args.checks))
+    for note in notes:
+        print(note, file=sys.stderr)
+    records = read_path(args.file, max_context_chars=args.max_context_chars)
+    evaluator = _evaluator(args, gate)
+    results: list[RowResult] = []
+    tally = Tally()
+    started = time.perf_counter()
+    for rec in records:
+        result = _check_row(evaluator, gate, rec)
+        results.append(result)
+        tally.add(result)
+        if result.error is not None and fmt != "table":  # the table shows it in place
+            print(f"guardrail: {result.reasons[0]} (id {rec.id!r})", file=sys.stderr)
+        if fmt == "jsonl":
+            sys.stdout.write(json.dumps(row_json(result, args.details), ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+    tally.seconds = time.perf_counter() - started
+    threshold = _model_threshold(evaluator) if "faithfulness" in gate.checks and tally.rows > tally.unchecked else None
+    _write(fmt, args, results, tally, summary(results, tally, gate.in_force(threshold)))
+    return 0 if tally.ok else 1
