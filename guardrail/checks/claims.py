@@ -359,3 +359,65 @@ def answer_claim(question: str, answer: str) -> AnswerClaim | None:
         if statement:
             return AnswerClaim(statement, "wh-span")
     return None
+
+
+# --------------------------------------------------------------------------- sub-claims of long sentences
+
+_CONJ_SPLIT = re.compile(r"\s*;\s+|,\s+(?:and|but|while|whereas|although|though)\s+|\s+(?:and|but)\s+(?=(?:he|she|it|they|"
+                         r"we)\s)", re.I)
+_FINITE = _AUX | set(_NEG_AUX) | {"won", "wrote", "made", "built", "found", "led", "gave", "took", "became", "began",
+                                  "ran", "held", "sold", "left", "went", "came", "got", "said", "told", "moved", "died",
+                                  "married", "joined", "lived", "served", "played", "worked", "returned", "released", "fell",
+                                  "rose", "grew", "saw", "lost", "kept", "met", "paid", "spent", "sent", "built", "felt",
+                                  "thought", "brought", "bought", "caught", "taught", "fought", "stood", "won"}
+_PRONOUN_SUBJECTS = {"he", "she", "it", "they", "we", "i", "you"}
+
+
+def _has_verb(tokens: list[str]) -> bool:
+    return any(t.lower() in _AUX or t.lower() in _NEG_AUX or _looks_verb(t) for t in tokens)
+
+
+def _subject_of(tokens: list[str]) -> list[str]:
+    """The tokens before a clause's first verb (its subject, roughly), or [] when there is none."""
+    for k, tok in enumerate(tokens):
+        if k > 0 and (tok.lower() in _AUX or tok.lower() in _NEG_AUX or _looks_verb(tok)):
+            return tokens[:k]
+    return []
+
+
+def split_claims(sentence: str, *, min_words: int = 14, min_part_words: int = 4) -> list[str]:
+    """A long sentence that joins several facts, as separate claims, each a sentence of its own; else [sentence].
+
+    Split where clauses are joined (";", ", and", ", but", ", while", "and he/the ..."), when both sides hold a verb.
+    A right-hand clause with no subject of its own ("..., and moved to Paris") takes the left clause's subject.
+    Sentences shorter than ``min_words`` and parts shorter than ``min_part_words`` are kept whole: a fact is split off
+    only when it can be read alone.
+
+    >>> split_claims("The couple married in New York in December 2012, and their son, Bear, was born the next year.")
+    ['The couple married in New York in December 2012.', 'Their son, Bear, was born the next year.']
+    """
+    text = sentence.strip()
+    if len(text.split()) < min_words:
+        return [text]
+    pieces = [p.strip(" ,") for p in _CONJ_SPLIT.split(text) if p and p.strip(" ,")]
+    if len(pieces) < 2:
+        return [text]
+    parts: list[str] = []
+    subject: list[str] = []
+    for k, piece in enumerate(pieces):
+        toks = _tokens(piece)
+        if len(toks) < min_part_words or not _has_verb(toks):
+            return [text]
+        if k == 0:
+            subject = _subject_of(toks)
+        else:
+            first = toks[0].lower()
+            if (first in _AUX or first in _NEG_AUX or _looks_verb(toks[0])) and subject:
+                toks = subject + toks  # "..., and moved to Paris" -> "<subject> moved to Paris"
+            elif first in _PRONOUN_SUBJECTS or (
+                    (toks[0][:1].isupper() or first in _DETERMINERS) and any(t.lower() in _FINITE for t in toks[1:9])):
+                pass  # a clause with its own subject and a finite verb ("their son was born ...")
+            else:
+                return [text]
+        parts.append(_sentence(toks))
+    return parts

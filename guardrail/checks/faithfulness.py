@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
-from guardrail.checks.claims import AnswerClaim, answer_claim, polarity
+from guardrail.checks.claims import AnswerClaim, answer_claim, polarity, split_claims
 from guardrail.checks.grounding import context_terms, coverage, unsupported_terms
 from guardrail.checks.premises import (
     PREMISE_MODES,
@@ -74,6 +74,10 @@ class FaithfulnessConfig:
     #: "X cannot be returned."; "What is the capital?" + "Delhi" -> "The capital is Delhi."), see
     #: guardrail.checks.claims; where the question's shape allows no statement, ``question_context`` decides
     answer_claims: bool = True
+    #: a long sentence that joins clauses ("X was born in 1950, and moved to Paris in 1970"; "...; ...") is checked as
+    #: its separate claims, so that one unsupported part fails the sentence and the evidence names that part
+    #: (guardrail.checks.claims.split_claims)
+    split_claims: bool = False
     #: a chunk that fits the model is one premise (True), or each sentence with ``window`` neighbours is (False):
     #: the model reads a claim against a whole chunk worse than against its sentence and neighbours (a faithful
     #: "Opened electronics carry a 15% restocking fee.": 0.25 against its 5-sentence chunk, 0.91 against the sentence)
@@ -275,6 +279,10 @@ class FaithfulnessCheck:
             if use_q and tok.count(hyp) > hyp_budget:
                 hyp = text
             check = len(pieces) == 1 or is_claim(text) or fragment
+            parts = split_claims(text) if cfg.split_claims and check and not use_q else [text]
+            if len(parts) > 1 and all(tok.count(p) <= hyp_budget for p in parts):
+                items.extend(_Item(span, text, part, True, False, claim=True) for part in parts)
+                continue
             items.append(_Item(span, text, hyp, check, fragment))
         return items
 
