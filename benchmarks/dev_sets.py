@@ -178,6 +178,7 @@ def main() -> None:
     ap.add_argument("model", type=Path)
     ap.add_argument("--cache", type=Path, help="JSONL of extracted features (reused when present; one per setting)")
     ap.add_argument("--joined", type=int, default=None, help="FaithfulnessConfig.joined (default: the config default)")
+    ap.add_argument("--split-claims", action="store_true", help="FaithfulnessConfig.split_claims")
     ap.add_argument("--no-answer-claims", action="store_true", help="read short answers as 'Q: A:' (the v2 reading)")
     ap.add_argument("--features", default=",".join(SHIPPED_FEATURES), help=f"subset of {', '.join(FEATURES)}")
     ap.add_argument("--cap", type=float, default=0.5, help="contradiction cap (0: none)")
@@ -192,6 +193,8 @@ def main() -> None:
     cfg_kwargs: dict[str, Any] = {"threshold": 0.5, "answer_claims": not args.no_answer_claims}
     if args.joined is not None:
         cfg_kwargs["joined"] = args.joined
+    if args.split_claims:
+        cfg_kwargs["split_claims"] = True
     config = FaithfulnessConfig(**cfg_kwargs)
 
     data = [(n, r) for n in names for r in load(n)]

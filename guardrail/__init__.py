@@ -41,7 +41,7 @@ from guardrail.scorers.nli import (
     NLIScorer,
     default_nli_model,
 )
-from guardrail.streaming import StreamEnd, StreamGuard
+from guardrail.stream import StreamEnd, StreamGuard
 from guardrail.text import Span, split_sentences
 from guardrail.verdict import Scores, Timings, Verdict
 

@@ -30,8 +30,10 @@ Actions (from the guard's policy):
 
 An answer the guard cannot read (unknown shape or content type, invalid UTF-8 or JSON, an unsupported or corrupt
 ``Content-Encoding``, over 32 MB) is never passed as checked: it follows the policy's ``on_error`` (blocked by
-default in block mode, delivered with ``x-guardrail-outcome: unchecked`` in flag mode), and is logged and counted
-(``guardrail_check_errors_total{reason="unreadable"}``). Compressed answers (gzip, deflate) are decoded to be
+default in block mode; otherwise delivered and marked unchecked: ``x-guardrail-outcome: unchecked`` with
+``x-guardrail-action`` the action taken, or, for a stream whose headers are already out, a ``guardrail`` field with the
+same on its last event; flag mode never blocks: ``fail_closed`` flags it, ``fail_open`` passes it), and is logged and
+counted once (``guardrail_check_errors_total{reason="unreadable"}``). Compressed answers (gzip, deflate) are decoded to be
 checked and go out decoded (without ``Content-Encoding``).
 """
 
@@ -40,23 +42,29 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from abc import ABC, abstractmethod
-from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from guardrail import wire
+from guardrail.asgi_stream import (
+    Message,
+    Receive,
+    Responder,
+    Scope,
+    Send,
+    StreamResponder,
+    header,
+    info,
+    unchecked_headers,
+    without,
+)
 from guardrail.errors import UnreadableError
 from guardrail.guard import Guard
-from guardrail.streaming import StreamGuard
-from guardrail.verdict import Timings, Verdict
+from guardrail.routes import PathError, encode_path, normalize_path, request_path
+from guardrail.verdict import Timings, Verdict, worst
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 RequestExtractor = Callable[[Any], tuple[str | None, list[str] | None]]
@@ -114,7 +122,8 @@ def openai_request(body: Any) -> tuple[str | None, list[str] | None]:
     question: str | None = None
     messages = body.get("messages")
     if not isinstance(messages, list):
-        messages = body.get("input") if isinstance(body.get("input"), list) else []
+        given = body.get("input")
+        messages = given if isinstance(given, list) else []
     for m in reversed(messages):
         if isinstance(m, dict) and m.get("role") == "user":
             question = _text_of(m.get("content"))
@@ -148,17 +157,6 @@ def openai_response(body: Any) -> str | None:
 
 
 # --------------------------------------------------------------------------- helpers
-def _header(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> str | None:
-    for k, v in headers:
-        if k.lower() == name:
-            return v.decode("latin-1")
-    return None
-
-
-def _without(headers: Iterable[tuple[bytes, bytes]], *names: bytes) -> list[tuple[bytes, bytes]]:
-    return [(k, v) for k, v in headers if k.lower() not in names]
-
-
 def _verdict_headers(verdict: Verdict) -> list[tuple[bytes, bytes]]:
     out = [(b"x-guardrail-action", verdict.action.encode()), (b"x-guardrail-outcome", verdict.outcome.encode())]
     for name, value in (("faithfulness", verdict.scores.faithfulness),
@@ -175,18 +173,6 @@ def _json_messages(status: int, payload: Any, extra: list[tuple[bytes, bytes]] =
              "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra]}
     return start, {"type": "http.response.body", "body": body, "more_body": False}
 
-
-_SEVERITY = {"pass": 0, "flag": 1, "fallback": 2, "block": 3}
-_OUTCOME = {"passed": 0, "error": 1, "failed": 2}
-
-
-def worst(verdicts: list[Verdict]) -> Verdict:
-    """The verdict that decides a multi-choice answer: the strongest action, then the worst outcome."""
-    return max(verdicts, key=lambda v: (_SEVERITY[v.action], _OUTCOME[v.outcome]))
-
-
-def _info(verdict: Verdict) -> dict[str, Any]:
-    return {"action": verdict.action, "outcome": verdict.outcome, "reasons": list(verdict.reasons)}
 
 
 # --------------------------------------------------------------------------- middleware
@@ -206,7 +192,8 @@ class GuardrailMiddleware:
     ) -> None:
         self.app = app
         self.guard = guard
-        self.routes = frozenset(r.rstrip("/") or "/" for r in routes)
+        self.routes = frozenset(normalize_path(r) for r in routes)
+        self._route_keys = frozenset(r.casefold() for r in self.routes)
         self.request_extractor = request_extractor
         self.response_extractor = response_extractor
         self.block_status = block_status
@@ -215,9 +202,13 @@ class GuardrailMiddleware:
         self._background: set[asyncio.Task[Any]] = set()
 
     def guards(self, path: str) -> bool:
-        """True for a guarded route (trailing and doubled slashes do not walk around it)."""
-        norm = "/" + "/".join(p for p in path.split("/") if p)
-        return norm in self.routes
+        """True when ``path`` names a guarded route in any spelling: normalized by :mod:`guardrail.routes`
+        (percent-encodings, dot segments, doubled slashes, backslashes, ``;`` parameters, trailing dots and slashes)
+        and compared without case (the app's router may ignore case). A path that cannot be read counts as guarded."""
+        try:
+            return normalize_path(path).casefold() in self._route_keys
+        except PathError:
+            return True
 
     async def drain(self) -> None:
         """Wait for the flag-mode checks still running (e.g. at shutdown or in tests)."""
@@ -230,10 +221,37 @@ class GuardrailMiddleware:
         task.add_done_callback(self._background.discard)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") != "POST" or not self.guards(scope.get("path", "")):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        try:
+            path = request_path(scope)  # what the client sent (raw_path), normalized once
+        except PathError as exc:  # such a path may name a guarded route for some router: refused, never passed on
+            await _refuse(send, exc.status, f"the request path cannot be read: {exc}", "invalid_request_error")
+            return
+        if path.casefold() not in self._route_keys:
+            await self.app(scope, receive, send)
+            return
+        method = scope.get("method")
+        if method == "OPTIONS":  # a CORS preflight carries no answer
+            await self.app(scope, receive, send)
+            return
+        if method != "POST":  # a GET (stored completions, ...) would deliver text the guard never read
+            await _refuse(send, 405, f"{method} is not allowed on the guarded route {path} (only POST)",
+                          "method_not_allowed", [(b"allow", b"POST, OPTIONS")])
+            return
+        # the app sees the one spelling that was matched: what it routes is what was guarded
+        scope = {**scope, "path": path, "raw_path": encode_path(path).encode("ascii")}
         await _Exchange(self, scope, receive, send).run()
+
+
+async def _refuse(send: Send, status: int, message: str, code: str,
+                  extra: Iterable[tuple[bytes, bytes]] = ()) -> None:
+    """Answer a request the middleware refuses itself (the app never sees it)."""
+    start, body = _json_messages(status, {"error": {"message": message, "type": "invalid_request_error", "code": code}},
+                                 list(extra))
+    await send(start)
+    await send(body)
 
 
 class _Exchange:
@@ -249,9 +267,10 @@ class _Exchange:
         self.body = b""
         self.body_replayed = False
         self.closed = False  # the answer was answered for: the rest of the app's output is dropped
-        self.responder: _Responder | None = None
+        self.responder: Responder[Any] | None = None
         self.started = time.perf_counter()
         self.first_byte: float | None = None
+        self._echo: frozenset[str] | None = None
 
     async def run(self) -> None:
         parts = []
@@ -314,22 +333,38 @@ class _Exchange:
         else:
             await self.send(message)
 
-    def _choose(self, message: Message) -> _Responder:
+    def _choose(self, message: Message) -> Responder[Any]:
         status = int(message["status"])
         if not 200 <= status < 300 or status in (204, 205):
             return _Passthrough(self)  # errors (and empty answers) reach the client untouched
-        ctype = (_header(message.get("headers", []), b"content-type") or "").lower()
-        if "text/event-stream" in ctype:
-            return _Stream(self)
-        return _Buffered(self)  # JSON, or anything else that must be read before it can go out
+        return _Sniff(self)  # the body's first bytes say what it is (a stream, or JSON to read), not its label
+
+    def echo(self) -> frozenset[str]:
+        """The strings of the request, which an answer may repeat (the Responses API echoes instructions, tools...)."""
+        if self._echo is None:
+            try:
+                self._echo = wire.request_strings(wire.loads(self.body) if self.body else None)
+            except UnreadableError:
+                self._echo = frozenset()
+        return self._echo
+
+    def spawn(self, coro: Awaitable[Any]) -> None:
+        """Run a check after the answer went out (tracked by the middleware, never orphaned)."""
+        self.mw._spawn(coro)
 
     # -- the on_error treatment of an answer the guard cannot read or judge
+    def unchecked(self, exc: Exception) -> Verdict:
+        """The verdict on an answer the guard cannot read, per ``on_error`` (logged, counted and reported)."""
+        return self.guard.report(self.guard.error_verdict(exc, "", timings=Timings(0.0, self.first_byte, self.elapsed())))
+
     async def unreadable(self, exc: Exception, start: Message, raw: bytes) -> None:
-        """Apply ``on_error`` to an unreadable answer: block (or fallback), or deliver it marked unchecked."""
-        verdict = self.guard.report(self.guard.error_verdict(exc, "", timings=Timings(0.0, self.first_byte, self.elapsed())))
+        """Apply ``on_error`` to an unreadable answer: block (or fallback), or deliver it as received, marked
+        ``x-guardrail-outcome: unchecked`` with the action taken (``flag`` in flag mode with ``fail_closed``: flag
+        mode never blocks; ``pass`` with ``fail_open``)."""
+        verdict = self.unchecked(exc)
         self.closed = True
-        if verdict.action == "pass":  # fail_open: delivered as received, marked
-            headers = list(start.get("headers", [])) + [(b"x-guardrail-outcome", b"unchecked")]
+        if not verdict.blocked:
+            headers = list(start.get("headers", [])) + unchecked_headers(verdict)
             await self.send({**start, "headers": headers})
             await self.send({"type": "http.response.body", "body": raw, "more_body": False})
             return
@@ -343,7 +378,7 @@ class _Exchange:
         if verdict.action == "fallback":
             payload = {"id": "guardrail", "object": "chat.completion", "created": int(time.time()), "model": "",
                        "choices": [{"index": 0, "message": {"role": "assistant", "content": self.guard.policy.fallback_message},
-                                    "finish_reason": "content_filter"}], "guardrail": _info(verdict)}
+                                    "finish_reason": "content_filter"}], "guardrail": info(verdict)}
             start, body = _json_messages(200, payload, _verdict_headers(verdict))
         elif verdict.error_reason == "overload":  # at capacity: refused at once, the client may retry
             start, body = _json_messages(503, {"error": {
@@ -359,22 +394,7 @@ class _Exchange:
         await self.send(body)
 
 
-class _Responder(ABC):
-    """One strategy per kind of answer: what to do with the response start and each body piece."""
-
-    def __init__(self, ex: _Exchange) -> None:
-        self.ex = ex
-
-    @abstractmethod
-    async def start(self, message: Message) -> None:
-        """The app's ``http.response.start``."""
-
-    @abstractmethod
-    async def body(self, data: bytes, more: bool) -> None:
-        """One ``http.response.body`` piece (``more``: not the last)."""
-
-
-class _Passthrough(_Responder):
+class _Passthrough(Responder["_Exchange"]):
     async def start(self, message: Message) -> None:
         await self.ex.send(message)
 
@@ -382,7 +402,39 @@ class _Passthrough(_Responder):
         await self.ex.send({"type": "http.response.body", "body": data, "more_body": more})
 
 
-class _Buffered(_Responder):
+class _Sniff(Responder["_Exchange"]):
+    """A 2xx answer until its first bytes say what it is: an event stream labelled as one goes to
+    :class:`StreamResponder`, anything else to :class:`_Buffered` (JSON is read as JSON whatever its label, an event
+    stream with another label as a stream, anything else is refused); that responder then gets the start and every
+    piece so far."""
+
+    def __init__(self, ex: _Exchange) -> None:
+        super().__init__(ex)
+        self.start_msg: Message = {}
+        self.pieces: list[tuple[bytes, bool]] = []
+        self.sniffer = wire.Sniffer(None)
+
+    async def start(self, message: Message) -> None:
+        self.start_msg = message
+        headers = message.get("headers", [])
+        self.sniffer = wire.Sniffer(header(headers, b"content-type"), header(headers, b"content-encoding"))
+
+    async def body(self, data: bytes, more: bool) -> None:
+        self.pieces.append((data, more))
+        kind = self.sniffer.feed(data, more)
+        if kind is None:
+            return
+        ex: Any = self.ex
+        responder = StreamResponder(ex) if kind == "sse" and self.sniffer.labelled_sse else _Buffered(ex)
+        ex.responder = responder
+        await responder.start(self.start_msg)
+        for piece, more_ in self.pieces:
+            if ex.closed:
+                return
+            await responder.body(piece, more_)
+
+
+class _Buffered(Responder["_Exchange"]):
     """A complete 2xx answer: buffered (bounded), decoded, read (JSON, or SSE whatever its label), checked."""
 
     def __init__(self, ex: _Exchange) -> None:
@@ -406,7 +458,7 @@ class _Buffered(_Responder):
         raw = b"".join(self.chunks)
         headers = list(self.start_msg.get("headers", []))
         try:
-            decoder = wire.Decoder(_header(headers, b"content-encoding"))
+            decoder = wire.Decoder(header(headers, b"content-encoding"))
             decoded = decoder.decode(raw) + decoder.flush()
             kind = wire.sniff(decoded[:64])
             if kind == "sse":
@@ -427,7 +479,7 @@ class _Buffered(_Responder):
         if verdict.action == "block" or (verdict.action == "fallback" and not isinstance(body, dict)):
             await ex.refuse(verdict)
             return
-        headers = _without(headers, b"content-encoding", b"content-length")
+        headers = without(headers, b"content-encoding", b"content-length")
         out = decoded
         rewrite = verdict.action == "fallback" or ex.mw.json_field is not None
         if rewrite:
@@ -449,218 +501,12 @@ class _Buffered(_Responder):
             if not isinstance(text, str):
                 raise UnreadableError("the response_extractor found no answer text in the body")
             return [(0, text)]
-        return list(wire.iter_texts(wire.read_answers(body)))
+        return list(wire.iter_texts(wire.read_answers(body, echo=self.ex.echo())))
 
     async def _as_stream(self, decoded: bytes) -> None:
         """An event stream sent with another label: checked as a stream, sent as one body."""
-        headers = _without(self.start_msg.get("headers", []), b"content-encoding", b"content-length", b"content-type")
-        stream = _Stream(self.ex, buffered=True)
+        headers = without(self.start_msg.get("headers", []), b"content-encoding", b"content-length", b"content-type")
+        stream = StreamResponder(self.ex, buffered=True)
         await stream.start({**self.start_msg, "headers": [*headers, (b"content-type", b"text/event-stream")]},
                            decoded=True)
         await stream.body(decoded, False)
-
-
-class _Stream(_Responder):
-    """An SSE answer. Hold mode (block/fallback): events go out once all their text passed, in order; the end of
-    each choice only when the whole answer passed. Flag/pass mode: forwarded at once, checked after the last byte."""
-
-    def __init__(self, ex: _Exchange, *, buffered: bool = False) -> None:
-        super().__init__(ex)
-        self.hold = ex.guard.policy.action in ("block", "fallback")
-        self.buffered = buffered  # send everything in one body at the end
-        self.parser = wire.SSEParser()
-        self.deltas = wire.DeltaReader()
-        self.decoder: wire.Decoder | None = None
-        self.decode_error: UnreadableError | None = None
-        self.streams: dict[int, StreamGuard] = {}
-        self.budget: dict[int, int] = {}
-        self.pending: deque[tuple[wire.SSEEvent, list[wire.Delta]]] = deque()
-        self.template: Any = None
-        self.out: list[bytes] = []
-        self.ttft: float | None = None
-        self.checking = 0.0
-        self.unreadable: UnreadableError | None = None
-        self.question, self.contexts = ex.question_contexts()
-
-    async def start(self, message: Message, decoded: bool = False) -> None:
-        headers = list(message.get("headers", []))
-        if not decoded:
-            try:
-                self.decoder = wire.Decoder(_header(headers, b"content-encoding"))
-            except UnreadableError as exc:
-                self.decode_error = exc
-        if self.hold:
-            if self.decode_error is not None:
-                # nothing is sent yet: the answer is refused as a whole
-                self.ex.closed = True
-                await self.ex.unreadable(self.decode_error, message, b"")
-                return
-            headers = _without(headers, b"content-length", b"content-encoding")  # decoded events go out
-        elif self.decode_error is not None:
-            self.ex.guard.report(self.ex.guard.error_verdict(self.decode_error, "", timings=Timings(0.0)))
-            headers.append((b"x-guardrail-outcome", b"unchecked"))
-        if not self.buffered:
-            await self.ex.send({**message, "headers": headers})
-        else:
-            self.start_msg = {**message, "headers": headers}
-
-    def _stream(self, index: int) -> StreamGuard:
-        s = self.streams.get(index)
-        if s is None:
-            s = self.streams[index] = self.ex.guard.stream(self.question, self.contexts)
-            self.budget[index] = 0
-        return s
-
-    def _parse(self, data: bytes, more: bool) -> list[wire.SSEEvent]:
-        if self.decoder is not None:
-            data = self.decoder.decode(data)
-            if not more:
-                data += self.decoder.flush()
-        events = self.parser.feed(data)
-        if not more:
-            events += self.parser.close()
-        return events
-
-    async def body(self, data: bytes, more: bool) -> None:
-        if not self.hold:
-            await self._flag(data, more)
-            return
-        try:
-            events = self._parse(data, more)
-        except UnreadableError as exc:
-            events, self.unreadable = [], exc
-        for ev in events:
-            if self.unreadable is not None:
-                break
-            try:
-                deltas = [] if ev.empty or ev.done else self._deltas(ev)
-            except UnreadableError as exc:
-                if self.ex.guard.policy.on_error == "fail_closed":
-                    self.unreadable = exc
-                    break
-                # fail_open: delivered unchecked, logged and counted
-                self.ex.guard.error_verdict(exc, "", timings=Timings(0.0))
-                deltas = []
-            self.pending.append((ev, deltas))
-            for d in deltas:
-                if not d.text:
-                    continue
-                if self.ttft is None:
-                    self.ttft = self.ex.elapsed() - self.checking
-                s = self._stream(d.index)
-                if s.add(d.text):
-                    t0 = time.perf_counter()
-                    self.budget[d.index] += len(await asyncio.to_thread(s.release))
-                    self.checking += time.perf_counter() - t0
-            if any(s.stopped for s in self.streams.values()):
-                break
-        stopped = [i for i, s in self.streams.items() if s.stopped]
-        if self.unreadable is not None:
-            await self._stop_unreadable(self.unreadable)
-        elif stopped:
-            await self._stop(stopped[0])
-        elif not more:
-            await self._end()
-        else:
-            await self._emit(self._drain(final=False), final=False)
-
-    def _deltas(self, ev: wire.SSEEvent) -> list[wire.Delta]:
-        if ev.malformed is not None:
-            raise UnreadableError(f"the stream sent an event that guardrail cannot read: {ev.malformed}")
-        try:
-            deltas = self.deltas.read(ev.payload)
-        except UnreadableError as exc:
-            raise UnreadableError(f"the stream sent an event that guardrail cannot read: {exc}") from None
-        self.template = ev.payload
-        return deltas
-
-    def _drain(self, final: bool, split: bool = False) -> list[bytes]:
-        out: list[bytes] = []
-        while self.pending:
-            ev, deltas = self.pending[0]
-            if not final and (ev.done or any(d.finish is not None for d in deltas)):
-                break  # the end of the answer goes out only once the whole answer passed
-            if all(len(d.text) <= self.budget.get(d.index, 0) for d in deltas if d.text):
-                for d in deltas:
-                    if d.text:
-                        self.budget[d.index] -= len(d.text)
-                out.append(ev.raw)
-                self.pending.popleft()
-                continue
-            if split and len(deltas) == 1 and wire.only_content(ev.payload):
-                d = deltas[0]
-                if self.budget.get(d.index, 0) > 0:
-                    out.append(wire.with_text(ev.payload, d.text[: self.budget[d.index]]))
-                    self.budget[d.index] = 0
-            break
-        return out
-
-    def _timings(self) -> dict[str, float | None]:
-        return {"time_to_first_token": self.ttft, "generation": self.ex.elapsed() - self.checking}
-
-    async def _end(self) -> None:
-        ends = [await s.afinish(**self._timings()) for s in self.streams.values()]
-        for i, end in zip(self.streams, ends):
-            self.budget[i] += len(end.text)
-        if any(s.stopped for s in self.streams.values()):
-            await self._stop([i for i, s in self.streams.items() if s.stopped][0], ended=ends)
-            return
-        await self._emit(self._drain(final=True), final=True)
-
-    async def _stop(self, index: int, ended: list[Any] | None = None) -> None:
-        stream = self.streams[index]
-        verdict = (await stream.afinish(**self._timings())).verdict
-        text = self.ex.guard.policy.fallback_message if verdict.action == "fallback" else None
-        out = self._drain(final=False, split=True)
-        out.append(wire.stop_events(self.template, sorted(self.streams) or [0], text, _info(verdict)))
-        await self._emit(out, final=True)
-
-    async def _stop_unreadable(self, exc: UnreadableError) -> None:
-        ex = self.ex
-        verdict = ex.guard.report(ex.guard.error_verdict(exc, "", timings=Timings(self.checking, self.ttft, ex.elapsed())))
-        out = self._drain(final=False)
-        text = ex.guard.policy.fallback_message if verdict.action == "fallback" else None
-        out.append(wire.stop_events(self.template, sorted(self.streams) or [0], text, _info(verdict)))
-        await self._emit(out, final=True)
-
-    async def _emit(self, chunks: list[bytes], final: bool) -> None:
-        if final:
-            self.ex.closed = True
-        if self.buffered:
-            self.out.extend(chunks)
-            if final:
-                body = b"".join(self.out)
-                headers = list(self.start_msg["headers"]) + [(b"content-length", str(len(body)).encode())]
-                await self.ex.send({**self.start_msg, "headers": headers})
-                await self.ex.send({"type": "http.response.body", "body": body, "more_body": False})
-            return
-        body = b"".join(chunks)
-        if body or final:
-            await self.ex.send({"type": "http.response.body", "body": body, "more_body": not final})
-
-    # -- flag / pass mode: forward first, read after
-    async def _flag(self, data: bytes, more: bool) -> None:
-        ex = self.ex
-        if self.buffered:
-            await self._emit([data], final=not more)
-        else:
-            await ex.send({"type": "http.response.body", "body": data, "more_body": more})
-        if self.decode_error is None and self.unreadable is None:
-            try:
-                for ev in self._parse(data, more):
-                    for d in [] if ev.empty or ev.done else self._deltas(ev):
-                        if d.text:
-                            self._stream(d.index).add(d.text)
-            except UnreadableError as exc:
-                self.unreadable = exc
-                ex.guard.report(ex.guard.error_verdict(exc, "", timings=Timings(0.0)))
-        if more:
-            return
-        if not self.buffered:
-            ex.closed = True
-        if self.unreadable is None and self.decode_error is None:
-            # the client already has every byte: check in the background, so the connection is free for
-            # its next request instead of waiting for this verdict (recorded by the guard's observer)
-            timings = {"time_to_first_token": ex.first_byte, "generation": ex.elapsed()}
-            for s in self.streams.values():
-                ex.mw._spawn(s.afinish(**timings))

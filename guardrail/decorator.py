@@ -22,12 +22,12 @@ from __future__ import annotations
 import functools
 import inspect
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from guardrail.errors import ConfigurationError, GuardrailBlocked
 from guardrail.guard import Guard
-from guardrail.streaming import AsyncGatedStream, GatedStream, ReleaseGate
+from guardrail.stream.release import AsyncGatedStream, GatedStream, Reading, ReleaseGate
 from guardrail.verdict import Verdict
 
 DEFAULT_STOP_MARKER = "\n\n[The rest of this answer was withheld: it is not supported by the retrieved sources.]"
@@ -103,23 +103,23 @@ class _TextChunks:
     def __init__(self, marker: str) -> None:
         self.marker = marker
 
-    def content(self, item: str) -> str:
+    def read(self, item: str) -> Reading:
         if not isinstance(item, str):
             raise ConfigurationError(f"a guarded generator yielded {type(item).__name__}; it must yield str chunks")
-        return item
+        return Reading({0: item})
 
-    def finish(self, item: str) -> None:
-        return None
+    def cut(self, item: str, choice: int, text: str) -> str:
+        return text
 
-    def with_content(self, item: str, text: str | None, finish: str | None) -> str:
-        return text or ""
-
-    def stop_item(self, template: str | None, text: str | None, verdict: Verdict) -> list[str]:
+    def stop_items(self, choices: Sequence[int], text: str | None, verdict: Verdict) -> list[str]:
         return [StreamStopped(text if text is not None else self.marker, verdict)]
+
+    def mark(self, item: str, verdict: Verdict) -> str:
+        return item  # the verdict rides on the iterator (``verdict``)
 
 
 def _gate(guard: Guard, call: _Call, marker: str) -> ReleaseGate[str]:
-    return ReleaseGate(guard.stream(call.question, call.contexts), _TextChunks(marker), call.start)
+    return ReleaseGate(lambda: guard.stream(call.question, call.contexts), _TextChunks(marker), call.start)
 
 
 class GuardedIterator(GatedStream[str]):

@@ -6,7 +6,7 @@
 ('block', ('sentence 2 "The refund window is 60 days." is not supported by the retrieved passages (...)',))
 
 ``acheck`` runs the scoring in a worker thread, never on the event loop. ``stream`` checks a
-streamed answer sentence by sentence (see :class:`guardrail.streaming.StreamGuard`).
+streamed answer sentence by sentence (see :class:`guardrail.stream.StreamGuard`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from guardrail.policy import Action, Policy
 from guardrail.verdict import Scores, Timings, Verdict
 
 if TYPE_CHECKING:
-    from guardrail.streaming import StreamGuard
+    from guardrail.stream.check import StreamGuard
 
 __all__ = ["Guard", "GuardObserver", "MultiObserver", "decide"]
 
@@ -190,7 +190,7 @@ class Guard:
 
     def stream(self, question: str, contexts: Sequence[str]) -> StreamGuard:
         """A sentence-by-sentence checker for a streamed answer (hold-back in block/fallback mode)."""
-        from guardrail.streaming import StreamGuard
+        from guardrail.stream.check import StreamGuard
 
         return StreamGuard(self, question, contexts)
 

@@ -28,7 +28,7 @@ from typing import Any
 from guardrail import wire
 from guardrail.errors import ConfigurationError, GuardrailBlocked, UnreadableError
 from guardrail.guard import Guard
-from guardrail.streaming import AsyncGatedStream, GatedStream, ReleaseGate
+from guardrail.stream.release import AsyncGatedStream, GatedStream, Reading, ReleaseGate
 from guardrail.verdict import Timings, Verdict
 
 
@@ -73,23 +73,24 @@ class _SDKChunks:
 
     def __init__(self) -> None:
         self.deltas = wire.DeltaReader()  # one per stream: tool-call arguments arrive as pieces of JSON
+        self.template: Any = None  # the last chunk read: the stop chunk takes its id, created and model
 
-    def content(self, chunk: Any) -> str:
-        return "".join(d.text for d in self.deltas.read(_dump(chunk)) if d.index == 0)
+    def read(self, chunk: Any) -> Reading:
+        self.template = chunk
+        text = "".join(d.text for d in self.deltas.read(_dump(chunk)) if d.index == 0)
+        return Reading({0: text}, bool(chunk.choices) and chunk.choices[0].finish_reason is not None)
 
-    def finish(self, chunk: Any) -> str | None:
-        return chunk.choices[0].finish_reason if chunk.choices else None
-
-    def with_content(self, chunk: Any, text: str | None, finish: str | None) -> Any:
+    def cut(self, chunk: Any, choice: int, text: str) -> Any:
         if not wire.only_content(_dump(chunk)):
             return None  # tool-call or refusal pieces are never cut: the partial chunk is not delivered
-        choice = chunk.choices[0]
-        delta = choice.delta.model_copy(update={"content": text})
-        return chunk.model_copy(update={"choices": [choice.model_copy(update={"delta": delta, "finish_reason": finish})]})
+        first = chunk.choices[0]
+        delta = first.delta.model_copy(update={"content": text})
+        return chunk.model_copy(update={"choices": [first.model_copy(update={"delta": delta, "finish_reason": None})]})
 
-    def stop_item(self, template: Any, text: str | None, verdict: Verdict) -> list[Any]:
+    def stop_items(self, choices: Sequence[int], text: str | None, verdict: Verdict) -> list[Any]:
         from openai.types.chat import ChatCompletionChunk
 
+        template = self.template
         return [ChatCompletionChunk.model_validate({
             "id": template.id if template is not None else "guardrail",
             "object": "chat.completion.chunk",
@@ -98,9 +99,12 @@ class _SDKChunks:
             "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "content_filter"}],
         })]
 
+    def mark(self, chunk: Any, verdict: Verdict) -> Any:
+        return chunk  # the verdict rides on the stream (``stream.guardrail``)
+
 
 def _gate(guard: Guard, question: str, contexts: list[str], start: float) -> ReleaseGate[Any]:
-    return ReleaseGate(guard.stream(question, contexts), _SDKChunks(), start)
+    return ReleaseGate(lambda: guard.stream(question, contexts), _SDKChunks(), start)
 
 
 class GuardedStream(GatedStream[Any]):
@@ -151,7 +155,8 @@ def _apply(guard: Guard, completion: Any, verdict: Verdict) -> Any:
     if verdict.action == "fallback" and completion.choices:
         choice = completion.choices[0]
         message = choice.message.model_copy(update={"content": guard.policy.fallback_message, "tool_calls": None,
-                                                    "function_call": None, "refusal": None})
+                                                    "function_call": None, "refusal": None,
+                                                    "audio": None})  # a transcript of the replaced answer too
         completion.choices[0] = choice.model_copy(update={"message": message, "finish_reason": "content_filter"})
     return completion
 
@@ -184,7 +189,7 @@ class _Completions:
 
 
 class _AsyncCompletions(_Completions):
-    async def create(self, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def create(self, **kwargs: Any) -> Any:
         question, contexts, kwargs = _prepare(kwargs)
         start = time.perf_counter()
         result = await self._inner.create(**kwargs)

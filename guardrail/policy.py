@@ -16,7 +16,9 @@ Or from a file (JSON, or TOML on Python >= 3.11 / with tomli):
 Failure policy (``on_error``): an answer the guard cannot read, cannot judge (over the limits, a script the model
 was not trained on, broken text) or could not score in time is *unchecked*, never "supported". By default block and
 fallback modes treat it as failing (``fail_closed``: nothing unchecked reaches the user); flag and pass modes deliver
-it marked ``outcome=error`` (``fail_open``). Set ``on_error`` to choose explicitly. Every such case is logged and
+it marked ``outcome=error`` (``fail_open``). Set ``on_error`` to choose explicitly. Flag mode never blocks: there
+``fail_closed`` flags the unchecked answer (``action="flag"``) and ``fail_open`` passes it (``action="pass"``); it is
+delivered and marked either way. Every such case is logged and
 counted (``guardrail_check_errors_total``).
 
 Decision (``aggregate``): ``any`` (default) fails the answer when any checked sentence scores below

@@ -1,7 +1,7 @@
 """The guarded OpenAI-compatible gateway: ``guardrail serve --upstream URL``.
 
-Forwards ``/v1/chat/completions`` and ``/v1/completions`` to an upstream OpenAI-compatible endpoint
-(OpenAI, vLLM, llama.cpp, Ollama, ...) with the caller's ``Authorization`` header (or a configured key),
+Forwards ``/v1/chat/completions``, ``/v1/completions`` and ``/v1/responses`` to an upstream OpenAI-compatible
+endpoint (OpenAI, vLLM, llama.cpp, Ollama, ...) with the caller's ``Authorization`` header (or a configured key),
 guards the answers with the ``contexts`` (or ``documents``) sent in the request, and serves
 ``/metrics`` and ``/healthz``. Point the openai SDK's ``base_url`` at it:
 
@@ -11,10 +11,31 @@ guards the answers with the ``contexts`` (or ``documents``) sent in the request,
 Upstream failures are passed on clearly and counted (``guardrail_upstream_errors_total``): an
 upstream error status is relayed as is; a refused connection gives 502, a timeout 504; a stream that
 breaks after it started ends with an OpenAI-style ``error`` event.
+
+Routes. The request path is normalized once (:mod:`guardrail.routes`: percent-decoding, dot segments, slashes,
+backslashes, ``;`` parameters) and exactly the normalized path is forwarded, so the upstream routes what the guard
+matched. The gateway serves an allow-list, everything else is refused before the upstream is called:
+
+- the guarded routes (:data:`ROUTES`): POST only (405 otherwise: ``GET /v1/chat/completions/{id}`` and the like
+  would hand out stored answers nobody checked);
+- :data:`FORWARDED_ROUTES`, unguarded because their answers hold no generated text: ``GET /v1/models`` (and
+  ``/v1/models/{id}``), ``POST /v1/embeddings``; ``Gateway(forward_routes=...)`` changes the list;
+- anything else is 404, unknown generation routes (``/v1/assistants``, ``/v1/threads/.../runs``, ...) included.
+  Routes are case-sensitive, as in the OpenAI API and the common upstreams: a case variant of a guarded route
+  (``/V1/Chat/Completions``) is refused with 404 naming the route it resembles, never forwarded.
+
+Bounds (:class:`RequestLimits`), all checked before the upstream is called or any model work starts, each refused
+with a clear 4xx: the request path (414 over 4096 characters), the request body (413 over 10 MB), JSON nesting
+(64 levels), ``n`` (8 answers: every answer is checked), the number of contexts (256) and their total size (100,000
+characters, and the evaluator's ``max_context_chars``); :class:`RequestLimits` states the CPU budget they keep. The
+upstream's answer is decoded incrementally and refused (502) once it is over 32 MB decoded, so a small compressed
+body cannot inflate to gigabytes; a stream is cut with an error event there. Request parsing runs off the event
+loop, so ``/healthz`` answers while a large request is read.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import os
@@ -24,21 +45,63 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import numpy as np
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 
-from guardrail.asgi import GUARDED_ROUTES, GuardrailMiddleware, openai_request, record
-from guardrail.errors import ConfigurationError, InputError
+from guardrail import wire
+from guardrail.asgi import GUARDED_ROUTES, MAX_REQUEST_BYTES, GuardrailMiddleware, openai_request, record
+from guardrail.errors import ConfigurationError, InputError, UnreadableError
 from guardrail.guard import Guard
+from guardrail.routes import PathError, encode_path, match_route, request_path
 from guardrail.telemetry import Telemetry, metrics_app
 
 ROUTES = GUARDED_ROUTES
+#: routes forwarded to the upstream unchecked, as (method, path): their answers hold no generated text. A path
+#: ending in ``/*`` covers every path below it (model ids hold slashes: ``/v1/models/meta-llama/Llama-3-8B``)
+FORWARDED_ROUTES: tuple[tuple[str, str], ...] = (("GET", "/v1/models"), ("GET", "/v1/models/*"),
+                                                 ("POST", "/v1/embeddings"))
 #: headers of the upstream answer that are passed on (the body is passed on decoded: no content-encoding)
 PASS_HEADERS = ("content-type", "x-request-id", "openai-processing-ms", "retry-after")
 #: nesting deeper than this in a request is refused (400), not parsed into a RecursionError
 MAX_REQUEST_DEPTH = 64
+#: every HTTP method the gateway answers itself (an allowed one, or a clear 405)
+_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+@dataclass(frozen=True)
+class RequestLimits:
+    """Bounds of one gateway request, checked before the upstream is called and before any model work; over a
+    bound the request is refused with a 4xx that names it (an upstream answer over its bound: 502).
+
+    CPU budget (measured with the shipped models on one core): the contexts cost about 0.1 ms per character (their
+    windows are embedded for retrieval relevance and indexed for faithfulness), so the default 100,000 characters
+    keep them near 10 s at worst and typical RAG requests (10-20k characters) near 1-2 s; each answer costs about
+    0.3 ms per character, bounded by the evaluator (``FaithfulnessConfig.max_response_chars``), and there are at
+    most ``max_choices`` answers; the question is read from its last 4,000 characters
+    (``Evaluator(max_question_chars=...)``). Lower the limits for a tighter budget."""
+
+    #: request body (413)
+    max_body_bytes: int = MAX_REQUEST_BYTES
+    #: JSON nesting of the request (400)
+    max_depth: int = MAX_REQUEST_DEPTH
+    #: ``n``: answers per request, each of them checked (400)
+    max_choices: int = 8
+    #: retrieved chunks per request (400)
+    max_contexts: int = 256
+    #: total characters of the contexts (400); the evaluator's ``max_context_chars`` applies too; None: only that
+    max_context_chars: int | None = 100_000
+    #: an upstream answer, decoded (a JSON body, or a whole stream) (502 / an error event)
+    max_upstream_bytes: int = wire.MAX_BODY_BYTES
+
+    def __post_init__(self) -> None:
+        for name in ("max_body_bytes", "max_depth", "max_choices", "max_contexts", "max_upstream_bytes"):
+            if getattr(self, name) < 1:
+                raise ConfigurationError(f"RequestLimits.{name} must be at least 1, got {getattr(self, name)}")
+        if self.max_context_chars is not None and self.max_context_chars < 1:
+            raise ConfigurationError(f"RequestLimits.max_context_chars must be at least 1, got {self.max_context_chars}")
 
 Retriever = Callable[[str], list[str]]
 
@@ -47,22 +110,29 @@ def _error(status: int, message: str, kind: str) -> JSONResponse:
     return JSONResponse({"error": {"message": message, "type": kind, "code": kind}}, status_code=status)
 
 
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_STEP = np.zeros(256, dtype=np.int32)
+_STEP[[0x5B, 0x7B]] = 1
+_STEP[[0x5D, 0x7D]] = -1
+
+
 def _depth(raw: bytes) -> int:
-    """Deepest bracket nesting of a JSON text (brackets inside strings counted too: an upper bound, cheap)."""
-    depth = best = 0
-    for b in raw.translate(None, b"\"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ,:.-_\n\t\r\\"):
-        if b in (0x5B, 0x7B):
-            depth += 1
-            best = max(best, depth)
-        elif b in (0x5D, 0x7D):
-            depth -= 1
+    """Deepest bracket nesting of a JSON text (brackets inside strings counted too: an upper bound). Vectorized, in
+    slices of 1 MB: 10 MB of brackets take milliseconds and little memory."""
+    brackets = raw.translate(None, _NOT_BRACKETS)
+    best = level = 0
+    for i in range(0, len(brackets), 1 << 20):
+        levels = np.cumsum(_STEP[np.frombuffer(brackets[i : i + (1 << 20)], dtype=np.uint8)]) + level
+        best = max(best, int(levels.max()))
+        level = int(levels[-1])
     return best
 
 
-def validate_request(raw: bytes) -> dict[str, Any]:
+def validate_request(raw: bytes, limits: RequestLimits | None = None, *, max_context_chars: int | None = None) -> dict[str, Any]:
     """The request as a dict, or InputError saying what is wrong (a 400, never a 500)."""
-    if _depth(raw) > MAX_REQUEST_DEPTH:
-        raise InputError(f"the request JSON is nested deeper than {MAX_REQUEST_DEPTH} levels")
+    limits = limits or RequestLimits()
+    if _depth(raw) > limits.max_depth:
+        raise InputError(f"the request JSON is nested deeper than {limits.max_depth} levels")
     try:
         payload = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
@@ -85,6 +155,26 @@ def validate_request(raw: bytes) -> dict[str, Any]:
             raise InputError(f"'{key}' must be a list of strings (or objects with 'text')")
     if "stream" in payload and not isinstance(payload["stream"], bool):
         raise InputError("'stream' must be true or false")
+    n = payload.get("n")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise InputError(f"'n' must be a positive integer, got {n!r}")
+    if n is not None and n > limits.max_choices:
+        raise InputError(f"'n' is {n}, over the limit of {limits.max_choices} answers per request "
+                         "(each answer is checked; RequestLimits.max_choices)")
+    chunks = payload.get("contexts", payload.get("documents"))
+    if isinstance(chunks, list):
+        if len(chunks) > limits.max_contexts:
+            raise InputError(f"the request has {len(chunks):,} contexts, over the limit of {limits.max_contexts:,} "
+                             "(RequestLimits.max_contexts)")
+        caps = [c for c in (limits.max_context_chars, max_context_chars) if c is not None]
+        if caps:
+            cap = min(caps)
+            total = sum(len(c) if isinstance(c, str) else sum(len(v) for v in c.values() if isinstance(v, str))
+                        for c in chunks)
+            if total > cap:
+                raise InputError(f"the contexts total {total:,} characters, over the limit of {cap:,} "
+                                 "(max_context_chars); send fewer or shorter chunks (refused before the upstream is "
+                                 "called)")
     try:
         json.dumps(payload, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -123,8 +213,12 @@ class Gateway:
         retriever: Retriever | None = None,
         multiprocess: bool = False,
         shadow: Any = None,
+        forward_routes: tuple[tuple[str, str], ...] = FORWARDED_ROUTES,
+        limits: RequestLimits | None = None,
     ) -> None:
         self.base = upstream.rstrip("/")
+        self.limits = limits or RequestLimits()
+        self.forward_routes = tuple((m.upper(), p) for m, p in forward_routes)
         self.shadow = shadow  # a ShadowJudge fed by the guard's tap; closed at shutdown
         self.guard = guard
         self.telemetry = telemetry
@@ -138,7 +232,7 @@ class Gateway:
                 Route("/healthz", self.healthz, methods=["GET"]),
                 Route("/metrics", _RawASGI(metrics_app(telemetry.registry, multiprocess=multiprocess))),
                 Mount("/metrics", metrics_app(telemetry.registry, multiprocess=multiprocess)),
-                Route("/v1/{path:path}", self.proxy, methods=["GET", "POST"]),
+                Route("/{path:path}", self.proxy, methods=_METHODS),  # every other path: see proxy
             ],
             lifespan=self.lifespan,
         )
@@ -170,14 +264,60 @@ class Gateway:
     async def healthz(self, request: Request) -> Response:
         return JSONResponse({"status": "ok", "upstream": self.base})
 
+    def _forwarded(self, path: str) -> set[str]:
+        """The methods with which ``path`` (canonical) is forwarded unguarded; empty: not forwarded."""
+        methods = set()
+        for method, route in self.forward_routes:
+            if path == route or (route.endswith("/*") and path.startswith(route[:-1]) and len(path) > len(route) - 1):
+                methods.add(method)
+                if method == "GET":
+                    methods.add("HEAD")
+        return methods
+
     async def proxy(self, request: Request) -> Response:
         if self.client is None:  # served without lifespan (e.g. some test clients)
             await self.startup()
-        path = "/" + "/".join(p for p in request.url.path.split("/") if p)
-        if not self.app.guards(path) or request.method != "POST":
-            return await self._forward_unguarded(request, path)
         try:
-            payload = validate_request(await request.body())
+            path = request_path(request.scope)  # normalized once; exactly this path is forwarded
+        except PathError as exc:
+            return _error(exc.status, f"the request path cannot be read: {exc}", "invalid_request_error")
+        if path in self.app.routes:
+            if request.method != "POST":
+                return _error(405, f"{request.method} is not allowed on the guarded route {path} (only POST)",
+                              "method_not_allowed")
+            return await self._guarded(request, path)
+        methods = self._forwarded(path)
+        if methods:
+            if request.method not in methods:
+                return _error(405, f"{request.method} is not allowed on {path} (allowed: {', '.join(sorted(methods))})",
+                              "method_not_allowed")
+            return await self._forward_unguarded(request, path)
+        like = match_route(path, self.app.routes)
+        if like is not None:
+            return _error(404, f"the gateway does not serve {path}: routes are case-sensitive (did you mean {like}?)",
+                          "not_found")
+        served = ", ".join([f"POST {r}" for r in sorted(self.app.routes)] + [f"{m} {p}" for m, p in self.forward_routes])
+        return _error(404, f"the gateway does not serve {request.method} {path}; it serves {served}", "not_found")
+
+    async def _body(self, request: Request) -> bytes:
+        """The request body, refused (InputError with status 413) once it is over the limit."""
+        parts, size = [], 0
+        async for piece in request.stream():
+            size += len(piece)
+            if size > self.limits.max_body_bytes:
+                raise _TooLarge(f"the request body is over {self.limits.max_body_bytes:,} bytes")
+            parts.append(piece)
+        return b"".join(parts)
+
+    async def _guarded(self, request: Request, path: str) -> Response:
+        cfg = getattr(getattr(self.guard, "evaluator", None), "faithfulness_config", None)
+        try:
+            raw = await self._body(request)
+            # parsing a large body is CPU work: off the event loop, so /healthz and other requests are not held up
+            payload = await asyncio.to_thread(validate_request, raw, self.limits,
+                                              max_context_chars=getattr(cfg, "max_context_chars", None))
+        except _TooLarge as exc:
+            return _error(413, str(exc), "request_too_large")
         except InputError as exc:
             return _error(400, str(exc), "invalid_request_error")
         question, contexts = openai_request(payload)
@@ -191,18 +331,23 @@ class Gateway:
                                    *payload.get("messages", [])]
         record(query=question or "", contexts=contexts or [])
         headers = self._headers(request, {"content-type": "application/json"})
-        return await self._send(request, "POST", path, headers, json.dumps(payload, ensure_ascii=False).encode())
+        body = await asyncio.to_thread(lambda: json.dumps(payload, ensure_ascii=False).encode())
+        return await self._send(request, "POST", path, headers, body)
 
     async def _forward_unguarded(self, request: Request, path: str) -> Response:
-        """Other ``/v1/*`` routes (``/v1/models``, embeddings, ...) go to the upstream unchanged."""
+        """The allow-listed unguarded routes (``/v1/models``, embeddings) go to the upstream unchanged."""
         headers = self._headers(request, {})
         if request.headers.get("content-type"):
             headers["content-type"] = request.headers["content-type"]
-        body = await request.body() if request.method == "POST" else None
+        try:
+            body = await self._body(request) if request.method in ("POST", "PUT", "PATCH") else None
+        except _TooLarge as exc:
+            return _error(413, str(exc), "request_too_large")
         return await self._send(request, request.method, path, headers, body)
 
     def _headers(self, request: Request, base: dict[str, str]) -> dict[str, str]:
-        headers = {**base, "accept": request.headers.get("accept", "application/json")}
+        # encodings the gateway decodes incrementally under its cap (guardrail.wire.Decoder)
+        headers = {**base, "accept": request.headers.get("accept", "application/json"), "accept-encoding": "gzip, deflate"}
         auth = request.headers.get("authorization")
         if auth:
             headers["authorization"] = auth
@@ -213,7 +358,7 @@ class Gateway:
     async def _send(self, request: Request, method: str, path: str, headers: dict[str, str], body: bytes | None) -> Response:
         client = self.client
         assert client is not None
-        url = self.base + path[len("/v1"):]
+        url = self.base + encode_path(path)[len("/v1"):]
         if request.url.query:
             url += "?" + request.url.query
         try:
@@ -226,35 +371,57 @@ class Gateway:
             return _error(502, f"the upstream at {self.base} is unreachable ({type(exc).__name__}: {exc})", "upstream_unreachable")
         passed = {k: v for k, v in response.headers.items() if k.lower() in PASS_HEADERS}
         ctype = response.headers.get("content-type", "")
+        try:
+            decoder = wire.Decoder(response.headers.get("content-encoding"), limit=self.limits.max_upstream_bytes)
+        except UnreadableError as exc:
+            await response.aclose()
+            self.telemetry.upstream_error("stream")
+            return _error(502, f"the upstream answer cannot be read: {exc}", "upstream_error")
         if response.status_code >= 400 or "text/event-stream" not in ctype:
+            parts = []
             try:
-                content = await response.aread()  # decoded by httpx: gzip/deflate/br/zstd
+                # decoded incrementally under the cap: a small compressed body never inflates whole
+                async for raw in response.aiter_raw():
+                    parts.append(decoder.decode(raw))
+                parts.append(decoder.flush())
             except httpx.HTTPError as exc:
                 self.telemetry.upstream_error("timeout" if isinstance(exc, httpx.TimeoutException) else "stream")
-                return _error(502, f"the upstream answer broke off or could not be decoded ({type(exc).__name__})",
-                              "upstream_error")
+                return _error(502, f"the upstream answer broke off ({type(exc).__name__})", "upstream_error")
+            except UnreadableError as exc:
+                self.telemetry.upstream_error("stream")
+                return _error(502, f"the upstream answer cannot be read: {exc}", "upstream_error")
             finally:
                 await response.aclose()
             if response.status_code >= 400:
                 self.telemetry.upstream_error("status")
-            return Response(content, status_code=response.status_code, headers=passed)
-        return StreamingResponse(self._relay(response), status_code=response.status_code, headers=passed)
+            return Response(b"".join(parts), status_code=response.status_code, headers=passed)
+        return StreamingResponse(self._relay(response, decoder), status_code=response.status_code, headers=passed)
 
-    async def _relay(self, response: httpx.Response) -> AsyncIterator[bytes]:
+    async def _relay(self, response: httpx.Response, decoder: wire.Decoder) -> AsyncIterator[bytes]:
         try:
-            async for chunk in response.aiter_bytes():  # decoded
-                yield chunk
-        except httpx.HTTPError as exc:
+            async for raw in response.aiter_raw():
+                chunk = decoder.decode(raw)
+                if chunk:
+                    yield chunk
+            tail = decoder.flush()
+            if tail:
+                yield tail
+        except (httpx.HTTPError, UnreadableError) as exc:
             self.telemetry.upstream_error("timeout" if isinstance(exc, httpx.TimeoutException) else "stream")
-            event = {"error": {"message": f"the upstream stream broke off ({type(exc).__name__})", "type": "upstream_error"}}
+            what = str(exc) if isinstance(exc, UnreadableError) else f"broke off ({type(exc).__name__})"
+            event = {"error": {"message": f"the upstream stream {what}", "type": "upstream_error"}}
             yield f"\n\ndata: {json.dumps(event)}\n\n".encode()
         finally:
             await response.aclose()  # also on client disconnect: the upstream request is closed, not leaked
 
 
+class _TooLarge(Exception):
+    pass
+
+
 def create_gateway(upstream: str, guard: Guard, telemetry: Telemetry, **options: Any) -> GuardrailMiddleware:
     """The gateway's ASGI app: ``Gateway(upstream, guard, telemetry, **options).app`` (see :class:`Gateway` for the
-    options: api_key, timeout, transport, retriever, multiprocess, shadow)."""
+    options: api_key, timeout, transport, retriever, multiprocess, shadow, forward_routes, limits)."""
     return Gateway(upstream, guard, telemetry, **options).app
 
 

@@ -238,7 +238,35 @@ QA_FORMAT = "Q: {question} A: {answer}"
 def qa_hypothesis(question: str, answer: str) -> str:
     return QA_FORMAT.format(question=question.strip(), answer=answer.strip())
 
-_WORD = re.compile(r"[A-Za-z0-9À-ÖØ-öø-ÿ]+(?:['’.-][A-Za-z0-9À-ÖØ-öø-ÿ]+)*")
+def _mark_ranges(blocks: Sequence[tuple[int, int]]) -> str:
+    """A regex class body of the combining marks (Mn, Mc, Me) in ``blocks``, as ranges."""
+    import unicodedata
+
+    out: list[str] = []
+    for lo, hi in blocks:
+        start = None
+        for cp in range(lo, hi + 1):
+            mark = cp < hi and unicodedata.category(chr(cp))[0] == "M"
+            if mark and start is None:
+                start = cp
+            elif not mark and start is not None:
+                out.append(f"\\u{start:04x}-\\u{cp - 1:04x}" if cp - 1 > start else f"\\u{start:04x}")
+                start = None
+    return "".join(out)
+
+
+#: combining marks inside words (vowel signs and viramas of Indic and Southeast Asian scripts, Hebrew and Arabic
+#: points, combining accents): ``\w`` does not match them, so "हिन्दी" would break into pieces without them
+_MARKS = _mark_ranges(((0x0300, 0x0370), (0x0483, 0x048A), (0x0591, 0x05C8), (0x0610, 0x0700), (0x0711, 0x0800),
+                       (0x0816, 0x0870), (0x0898, 0x0E00), (0x0E31, 0x0F00), (0x0F18, 0x1100), (0x1712, 0x1A00),
+                       (0x1A17, 0x1B80), (0x1B80, 0x1C40), (0x1DC0, 0x1E00), (0x20D0, 0x2100), (0x302A, 0x3030),
+                       (0x3099, 0x309B), (0xA66F, 0xA680), (0xA802, 0xAA80), (0xFB1E, 0xFB1F), (0xFE20, 0xFE30)))
+_LETTERS_OR_DIGITS = f"(?:[^\\W_]+[{_MARKS}]*)+"
+#: a word in any script: letters and digits (``\w`` without "_") with their combining marks, joined by an
+#: apostrophe, period or hyphen ("don't", "3.5", "covid-19")
+_WORD = re.compile(f"{_LETTERS_OR_DIGITS}(?:['’.-]{_LETTERS_OR_DIGITS})*")
+#: one ideograph or kana is one word (these scripts put no spaces between words)
+_IDEOGRAPH = re.compile("[\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
 
 STOPWORDS = frozenset(
     """
@@ -253,8 +281,25 @@ STOPWORDS = frozenset(
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased word tokens (keeps "3.5", "covid-19", "don't" whole)."""
-    return [w.lower() for w in _WORD.findall(text)]
+    """Lower-cased word tokens in every script (keeps "3.5", "covid-19", "don't" whole; an ideograph is a word).
+
+    >>> words("Don't pay 3.5% — ¿Qué? Straße, हिन्दी भाषा, 退货")
+    ["don't", 'pay', '3.5', 'qué', 'straße', 'हिन्दी', 'भाषा', '退', '货']
+    """
+    out: list[str] = []
+    for w in _WORD.findall(text):
+        if w.isascii() or not _IDEOGRAPH.search(w):
+            out.append(w.lower())
+            continue
+        pos = 0
+        for m in _IDEOGRAPH.finditer(w):
+            if m.start() > pos:
+                out.append(w[pos : m.start()].lower())
+            out.append(m.group())
+            pos = m.end()
+        if pos < len(w):
+            out.append(w[pos:].lower())
+    return out
 
 
 #: words of pleasantries ("Sure!", "Hope this helps.") that make no claim about the context

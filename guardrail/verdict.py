@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -75,6 +76,16 @@ class Verdict:
         return out
 
 
+_SEVERITY = {"pass": 0, "flag": 1, "fallback": 2, "block": 3}
+_OUTCOME = {"passed": 0, "error": 1, "failed": 2}
+
+
+def worst(verdicts: Sequence[Verdict]) -> Verdict:
+    """The verdict that stands for a multi-choice answer (one verdict per choice): the strongest action, then the
+    worst outcome."""
+    return max(verdicts, key=lambda v: (_SEVERITY[v.action], _OUTCOME[v.outcome]))
+
+
 def sentence_reason(s: Any) -> str:
     """'sentence 3 "..." is not supported by the retrieved passages (closest: chunk 2, entailment 0.04, ...)'."""
     text = s.text if len(s.text) <= 120 else s.text[:117] + "..."
@@ -93,4 +104,9 @@ def sentence_reason(s: Any) -> str:
         parts.append("not in any passage: " + ", ".join(s.unsupported_terms))
     where = "is contradicted by" if contradicted else "is not supported by"
     detail = f" ({'; '.join(parts)})" if parts else ""
+    hyp = getattr(s, "hypothesis", None) or s.text
+    if hyp != s.text and not hyp.startswith("Q: "):
+        # a short answer read with its question, or one claim of a long sentence: say which statement failed
+        claim = hyp if len(hyp) <= 160 else hyp[:157] + "..."
+        return f'sentence {s.index + 1} "{text}" (read as "{claim}") {where} the retrieved passages{detail}'
     return f'sentence {s.index + 1} "{text}" {where} the retrieved passages{detail}'

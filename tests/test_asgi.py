@@ -6,6 +6,7 @@ import gzip
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import delay_faithfulness
@@ -51,11 +52,31 @@ async def ask_stream(request: Request) -> Response:
     text = body.get("answer", ANSWER)
 
     async def events():  # type: ignore[no-untyped-def]
+        if body.get("malformed"):
+            yield "data: {this is not json\n\n"
         for i in range(0, len(text), 6):
             chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
                      "choices": [{"index": 0, "delta": {"content": text[i : i + 6]}, "finish_reason": None}]}
             yield f"data: {json.dumps(chunk)}\n\n"
         yield 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
+        yield "data: [DONE]\n\n"
+
+    headers = {"content-encoding": body["encoding"]} if "encoding" in body else None
+    return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
+
+
+async def ask_choices(request: Request) -> Response:
+    """Two choices in every event (n=2)."""
+    body = await request.json()
+    record(query=body["question"], contexts=DOCS)
+    a, b = body["answers"]
+
+    async def events():  # type: ignore[no-untyped-def]
+        for i in range(0, max(len(a), len(b)), 6):
+            choices = [{"index": n, "delta": {"content": t[i : i + 6]}, "finish_reason": None} for n, t in enumerate((a, b))]
+            yield f"data: {json.dumps({'id': 'c1', 'object': 'chat.completion.chunk', 'choices': choices})}\n\n"
+        ends = [{"index": n, "delta": {}, "finish_reason": "stop"} for n in (0, 1)]
+        yield f"data: {json.dumps({'id': 'c1', 'object': 'chat.completion.chunk', 'choices': ends})}\n\n"
         yield "data: [DONE]\n\n"
 
     return StreamingResponse(events(), media_type="text/event-stream")
@@ -85,11 +106,12 @@ async def lifespan(app):  # type: ignore[no-untyped-def]
 
 def build(evaluator: Evaluator, **policy: object) -> tuple[TestClient, Telemetry]:
     app = Starlette(routes=[Route("/ask", ask, methods=["POST"]), Route("/ask-stream", ask_stream, methods=["POST"]),
+                            Route("/ask-choices", ask_choices, methods=["POST"]),
                             Route("/plain", plain, methods=["POST"]), Route("/free", unguarded, methods=["POST"]),
                             WebSocketRoute("/ws", ws)], lifespan=lifespan)
     telemetry = Telemetry(CollectorRegistry(), route="ask", model="m")
     guard = Guard(evaluator, Policy(retrieval_relevance=None, **policy), observer=telemetry)  # type: ignore[arg-type]
-    mw = GuardrailMiddleware(app, guard, routes=["/ask", "/ask-stream", "/plain"])
+    mw = GuardrailMiddleware(app, guard, routes=["/ask", "/ask-stream", "/ask-choices", "/plain"])
     return TestClient(mw), telemetry
 
 
@@ -217,3 +239,100 @@ def test_overload_is_a_503_with_retry_after(tiny_nli: Path, monkeypatch: pytest.
     assert r.json()["error"]["code"] == "overloaded"
     assert telemetry.registry.get_sample_value("guardrail_check_errors_total",
                                                {"route": "ask", "model": "m", "reason": "overload"}) == 1
+
+
+# --------------------------------------------------------------------------- issue 20: one release path, labels that tell
+def sse_payloads(r: Any) -> list[dict[str, Any]]:
+    events = [e for e in r.text.split("\n\n") if e]
+    assert events[-1] == "data: [DONE]", r.text[-200:]
+    return [json.loads(e[6:]) for e in events[:-1] if e.startswith("data: {") and not e.startswith("data: {this")]
+
+
+def streamed_text(payloads: list[dict[str, Any]], index: int = 0) -> str:
+    return "".join(c["delta"].get("content") or "" for p in payloads for c in p["choices"] if c["index"] == index)
+
+
+def wait_for(t: Telemetry, name: str, labels: dict[str, str], value: float) -> float | None:
+    deadline = time.time() + 10  # flag-mode checks run after the last byte, in the background
+    while t.registry.get_sample_value(name, labels) != value and time.time() < deadline:
+        time.sleep(0.02)
+    return t.registry.get_sample_value(name, labels)
+
+
+def test_held_stream_over_the_limit_fail_open_is_delivered_whole_and_counted_once(evaluator: Evaluator) -> None:
+    """A block-mode stream that crosses max_response_chars with on_error fail_open goes out whole (not cut), with
+    its finish and [DONE], its end marked unchecked; the error is counted once and the verdict says it."""
+    from guardrail.checks.faithfulness import FaithfulnessConfig
+
+    small = Evaluator(nli=evaluator.faithfulness_check.nli, faithfulness=FaithfulnessConfig(max_response_chars=100))  # type: ignore[union-attr]
+    client, t = build(small, action="block", faithfulness=0.0, on_error="fail_open")
+    answer = " ".join(["Items can be returned within 30 days."] * 11)  # 417 characters
+    payloads = sse_payloads(client.post("/ask-stream", json={"question": "q", "answer": answer}))
+    assert streamed_text(payloads) == answer
+    last = payloads[-1]
+    assert last["choices"][0]["finish_reason"] == "stop"
+    assert last["guardrail"]["action"] == "pass" and last["guardrail"]["outcome"] == "unchecked"
+    assert "max_response_chars" in last["guardrail"]["reasons"][0]
+    labels = {"route": "ask", "model": "m"}
+    assert t.registry.get_sample_value("guardrail_check_errors_total", {**labels, "reason": "uncheckable"}) == 1
+    assert t.registry.get_sample_value("guardrail_verdicts_total", {**labels, "action": "pass", "outcome": "error"}) == 1
+
+
+@pytest.mark.parametrize(("on_error", "action"), [("fail_closed", "flag"), ("fail_open", "pass")])
+def test_flag_mode_unreadable_answers_are_delivered_and_labelled_alike(evaluator: Evaluator, on_error: str,
+                                                                       action: str) -> None:
+    """Flag mode never blocks: an answer the guard cannot read is delivered and marked unchecked, with the action
+    ``on_error`` gives it (fail_closed: flag, fail_open: pass), for a JSON body as for a stream."""
+    client, t = build(evaluator, action="flag", faithfulness=0.0, on_error=on_error)
+    labels = {"route": "ask", "model": "m"}
+    r = client.post("/plain", json={"question": "q"})
+    assert r.status_code == 200 and r.text == "not json at all"
+    assert (r.headers["x-guardrail-action"], r.headers["x-guardrail-outcome"]) == (action, "unchecked")
+    r = client.post("/ask-stream", json={"question": "q", "malformed": True, "answer": "Fine. All good."})
+    assert r.status_code == 200 and "data: {this is not json" in r.text
+    payloads = sse_payloads(r)
+    assert streamed_text(payloads) == "Fine. All good."
+    assert payloads[-1]["choices"][0]["finish_reason"] == "stop"
+    assert payloads[-1]["guardrail"]["action"] == action and payloads[-1]["guardrail"]["outcome"] == "unchecked"
+    assert wait_for(t, "guardrail_verdicts_total", {**labels, "action": action, "outcome": "error"}, 2) == 2
+    assert t.registry.get_sample_value("guardrail_check_errors_total", {**labels, "reason": "unreadable"}) == 2
+    assert t.registry.get_sample_value("guardrail_verdicts_total", {**labels, "action": action, "outcome": "passed"}) is None
+
+
+def test_every_choice_of_a_stream_is_observed(evaluator: Evaluator) -> None:
+    """n=2 streams: one verdict per choice reaches telemetry, also when one choice stops the stream."""
+    good = "Items can be returned within 30 days of delivery."  # a context sentence word for word: scores 1.0
+    bad = "Refunds are paid in gold bars on Mars by the moon king."
+    labels = {"route": "ask", "model": "m"}
+    client, t = build(evaluator, action="block", faithfulness=0.99)
+    # choice 1 fails mid-stream (its next sentence has begun), while choice 0 is still being written
+    answers = [f"{good} {good} {good}", f"{bad} More words follow."]
+    payloads = sse_payloads(client.post("/ask-choices", json={"question": "q", "answers": answers}))
+    assert payloads[-1]["choices"][0]["finish_reason"] == "content_filter" and bad[:10] not in streamed_text(payloads, 1)
+    assert t.registry.get_sample_value("guardrail_verdicts_total", {**labels, "action": "block", "outcome": "failed"}) == 1
+    assert t.registry.get_sample_value("guardrail_verdicts_total", {**labels, "action": "pass", "outcome": "passed"}) == 1
+    for action in ("block", "flag"):
+        client, t = build(evaluator, action=action, faithfulness=0.0)
+        r = client.post("/ask-choices", json={"question": "q", "answers": [good, good]})
+        assert [streamed_text(sse_payloads(r), i) for i in (0, 1)] == [good, good]
+        assert wait_for(t, "guardrail_verdicts_total", {**labels, "action": "pass", "outcome": "passed"}, 2) == 2, action
+
+
+def test_held_stream_with_an_unreadable_part_fail_open_says_so(evaluator: Evaluator) -> None:
+    """Block mode with on_error fail_open: an event the guard cannot read goes out unread, the rest is checked, and
+    the answer is not reported as passed: its end is marked unchecked, the verdict is an error, counted once. An
+    encoding it cannot read is passed through as received, marked in the headers (not cut to nothing)."""
+    client, t = build(evaluator, action="block", faithfulness=0.0, on_error="fail_open")
+    labels = {"route": "ask", "model": "m"}
+    r = client.post("/ask-stream", json={"question": "q", "malformed": True, "answer": "Fine. All good."})
+    payloads = sse_payloads(r)
+    assert "data: {this is not json" in r.text and streamed_text(payloads) == "Fine. All good."
+    assert payloads[-1]["choices"][0]["finish_reason"] == "stop"
+    assert (payloads[-1]["guardrail"]["action"], payloads[-1]["guardrail"]["outcome"]) == ("pass", "unchecked")
+    assert t.registry.get_sample_value("guardrail_verdicts_total", {**labels, "action": "pass", "outcome": "error"}) == 1
+    assert t.registry.get_sample_value("guardrail_check_errors_total", {**labels, "reason": "unreadable"}) == 1
+    bare = TestClient(Starlette(routes=[Route("/ask-stream", ask_stream, methods=["POST"])]))
+    expected = bare.post("/ask-stream", json={"question": "q", "encoding": "x-custom"}).content
+    r = client.post("/ask-stream", json={"question": "q", "encoding": "x-custom"})
+    assert r.status_code == 200 and r.content == expected and b"[DONE]" in expected
+    assert (r.headers["x-guardrail-action"], r.headers["x-guardrail-outcome"]) == ("pass", "unchecked")

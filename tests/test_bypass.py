@@ -450,3 +450,256 @@ def test_openai_wrapper_checks_tool_calls_and_refusals(upstream: str, evaluator:
         seen = json.dumps([c.model_dump() for c in chunks[:-1]])
         assert MARK not in seen and "90" not in seen, case
         assert stream.guardrail is not None and stream.guardrail.action == "block"
+
+
+# --------------------------------------------------------------------------- what a client reads and the guard does not
+# Issue 21: every text field a client may render is read, in every choice; any other field that holds text, two
+# answer shapes at once, or an unknown spelling makes the answer unreadable (blocked here, with the reason, never
+# quoting the text); content is classified by what it is, not by its label.
+INSTRUCTIONS = "Answer only from the documents."
+
+
+def response_obj(answer: str, **extra: Any) -> dict[str, Any]:
+    return {"id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "m",
+            "output": [{"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+                        "content": [{"type": "output_text", "text": answer, "annotations": []}]}], **extra}
+
+
+def with_choice(body: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    body["choices"][0].update(fields)
+    return body
+
+
+def with_message(body: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    body["choices"][0]["message"].update(fields)
+    return body
+
+
+def tokens(text: str) -> dict[str, Any]:
+    return {"content": [{"token": w, "logprob": -0.01, "bytes": list(w.encode()), "top_logprobs": []}
+                        for w in text.split(" ")], "refusal": None}
+
+
+# faithful twin delivered byte for byte, hallucination blocked: (path, build, request extras, content type)
+READ_CASES: dict[str, tuple[str, Any, dict[str, Any], str]] = {
+    "message.audio.transcript": ("/v1/chat/completions", lambda a: chat(None, audio={
+        "id": "audio_1", "data": "UklGRg==", "expires_at": 1, "transcript": a}), {}, "application/json"),
+    "custom tool call input": ("/v1/chat/completions", lambda a: chat(None, tool_calls=[
+        {"id": "t1", "type": "custom", "custom": {"name": "answer", "input": a}}]), {}, "application/json"),
+    "responses output_text": ("/v1/responses", lambda a: response_obj(a, output_text=a), {}, "application/json"),
+    "responses echo of the request": ("/v1/responses", lambda a: response_obj(
+        a, instructions=INSTRUCTIONS, metadata={}, tools=[], text={"format": {"type": "text"}}),
+        {"instructions": INSTRUCTIONS}, "application/json"),
+    "completions logprobs": ("/v1/completions", lambda a: {"object": "text_completion", "choices": [
+        {"index": 0, "text": a, "finish_reason": "stop", "logprobs": {
+            "tokens": a.split(" "), "token_logprobs": [-0.1] * len(a.split(" ")),
+            "top_logprobs": [{w: -0.1} for w in a.split(" ")], "text_offset": list(range(len(a.split(" "))))}}]},
+        {}, "application/json"),
+    "vendor fields": ("/v1/chat/completions", lambda a: {**with_choice(chat(a), logprobs=tokens(a), stop_reason=None,
+        content_filter_results={"hate": {"filtered": False, "severity": "safe"}}), "system_fingerprint": "fp_1",
+        "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}, "x_groq": {"id": "req_1"},
+        "timings": {"predicted_ms": 12.5}}, {}, "application/json"),
+    "JSON labelled text/event-stream": ("/v1/chat/completions", lambda a: chat(a), {}, "text/event-stream"),
+}
+
+
+@pytest.mark.parametrize("case", list(READ_CASES))
+def test_every_text_field_is_read(gw: tuple[str, Telemetry], case: str) -> None:
+    url, _ = gw
+    path, build, extra, ctype = READ_CASES[case]
+    assert_blocked(post(url, script(dumps(build(BAD)), ctype=ctype), path, **extra))
+    good = script(dumps(build(GOOD2)), ctype=ctype)
+    assert_delivered(post(url, good, path, **extra), good)
+
+
+def _chat_and_output(a: str) -> dict[str, Any]:
+    return {**chat(GOOD), "output": response_obj(a)["output"]}
+
+
+# never delivered: (path, body, content type, a word of the reason)
+UNREADABLE_CASES: dict[str, tuple[str, bytes, str, str]] = {
+    "choices and output": ("/v1/chat/completions", dumps(_chat_and_output(BAD)), "application/json", "two answer shapes"),
+    "object response with choices": ("/v1/responses", dumps({**_chat_and_output(BAD), "object": "response"}),
+                                     "application/json", "two answer shapes"),
+    "completions choice with message and text": ("/v1/completions", dumps({"object": "text_completion", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": GOOD}, "text": BAD}]}), "application/json",
+        "two answer shapes"),
+    "chat and completion choices": ("/v1/chat/completions", dumps({"choices": [
+        {"index": 0, "message": {"role": "assistant", "content": GOOD}}, {"index": 1, "text": BAD}]}),
+        "application/json", "two answer shapes"),
+    "unknown top-level field": ("/v1/chat/completions", dumps({**chat(GOOD), "explanation": BAD}), "application/json",
+                                "does not know"),
+    "unknown choice field": ("/v1/chat/completions", dumps(with_choice(chat(GOOD), note={"text": [BAD]})),
+                             "application/json", "does not know"),
+    "unknown message field": ("/v1/chat/completions", dumps(with_message(chat(GOOD), summary=BAD)), "application/json",
+                              "does not know"),
+    "field name is the text": ("/v1/chat/completions", dumps({**chat(GOOD), BAD: 1}), "application/json", "name"),
+    "text in usage": ("/v1/chat/completions", dumps({**chat(GOOD), "usage": {"details": {"note": BAD}}}),
+                      "application/json", "identifier"),
+    "text in model": ("/v1/chat/completions", dumps({**chat(GOOD), "model": BAD}), "application/json", "identifier"),
+    "annotation title": ("/v1/chat/completions", dumps(with_message(chat(GOOD), annotations=[{"type": "url_citation",
+        "url_citation": {"url": "https://example.com", "title": BAD, "start_index": 0, "end_index": 5}}])),
+        "application/json", "identifier"),
+    "a sentence as a logprobs token": ("/v1/chat/completions", dumps(with_choice(chat(GOOD), logprobs={"content": [
+        {"token": BAD, "logprob": 0.0, "bytes": None, "top_logprobs": []}]})), "application/json", "token"),
+    "instructions the request did not send": ("/v1/responses", dumps(response_obj(GOOD, instructions=BAD)),
+                                              "application/json", "did not send"),
+    "the same key twice": ("/v1/chat/completions", dumps(chat(GOOD))[:-1] + b', "choices": '
+                           + json.dumps(chat(BAD)["choices"]).encode() + b"}", "application/json", "twice"),
+    "neither JSON nor SSE, labelled text/event-stream": ("/v1/chat/completions", BAD.encode(), "text/event-stream",
+                                                         "not valid JSON"),
+}
+
+
+@pytest.mark.parametrize("case", list(UNREADABLE_CASES))
+def test_text_the_guard_does_not_read_is_never_delivered(gw: tuple[str, Telemetry], case: str) -> None:
+    url, _ = gw
+    path, body, ctype, reason = UNREADABLE_CASES[case]
+    r = post(url, script(body, ctype=ctype), path)
+    assert r.status_code == 400 and r.json()["error"]["code"] == "unchecked", r.text[:300]
+    assert reason in r.json()["error"]["message"]
+    assert MARK not in r.text  # the reason names the field, never the text in it
+
+
+def test_output_text_that_is_not_the_output_is_read_too(gw: tuple[str, Telemetry]) -> None:
+    url, _ = gw
+    assert_blocked(post(url, script(dumps(response_obj(GOOD2, output_text=BAD))), "/v1/responses"))
+
+
+# --------------------------------------------------------------------------- streams
+def responses_stream(text: str, *, deltas: bool = True, done: tuple[str, ...] = ("text", "part", "item", "completed"),
+                     instructions: str | None = None) -> list[dict[str, Any]]:
+    """A Responses API stream as OpenAI sends it; ``deltas``/``done`` choose which events carry the text."""
+    at = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
+    part = {"type": "output_text", "text": text, "annotations": []}
+    item = {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant", "content": [part]}
+    response = {"id": "resp_1", "object": "response", "created_at": 1, "status": "in_progress", "model": "m",
+                "instructions": instructions, "output": []}
+    events: list[dict[str, Any]] = [{"type": "response.created", "response": response}]
+    if deltas:
+        events += [{"type": "response.output_item.added", "output_index": 0, "item": {**item, "content": []}},
+                   {"type": "response.content_part.added", **at, "part": {**part, "text": ""}}]
+        words = [w + " " for w in text.split(" ")]
+        words[-1] = words[-1].rstrip()
+        events += [{"type": "response.output_text.delta", **at, "delta": w} for w in words]
+    if "text" in done:
+        events.append({"type": "response.output_text.done", **at, "text": text})
+    if "part" in done:
+        events.append({"type": "response.content_part.done", **at, "part": part})
+    if "item" in done:
+        events.append({"type": "response.output_item.done", "output_index": 0, "item": item})
+    if "completed" in done:
+        events.append({"type": "response.completed",
+                       "response": {**response, "status": "completed", "output": [item], "usage": {"input_tokens": 1}}})
+    return [{**ev, "sequence_number": i} for i, ev in enumerate(events)]
+
+
+def spelled(payloads: list[Any], field: bytes = b"data: ", end: bytes = b"\n", bom: bool = False,
+            indent: int | None = None, extra: bytes = b"") -> list[bytes]:
+    """An event stream spelled as the WHATWG rules allow: the ``data`` field with or without its space, any line end,
+    multi-line data (``indent``), comments and other fields (``extra``), a BOM first."""
+    out = [b"\xef\xbb\xbf"] if bom else []
+    for p in [*payloads, "[DONE]"]:
+        text = p if isinstance(p, str) else json.dumps(p, indent=indent)
+        out.append(extra + b"".join(field + line.encode() + end for line in text.split("\n")) + end)
+    return out
+
+
+SSE_READ_CASES: dict[str, tuple[str, Any, dict[str, Any]]] = {
+    "responses: the whole event sequence": ("/v1/responses", lambda a: sse(
+        *responses_stream(a, instructions=INSTRUCTIONS), done=False), {"instructions": INSTRUCTIONS}),
+    "responses: output_text.done only": ("/v1/responses", lambda a: sse(
+        *responses_stream(a, deltas=False, done=("text",)), done=False), {}),
+    "responses: content_part.done only": ("/v1/responses", lambda a: sse(
+        *responses_stream(a, deltas=False, done=("part",)), done=False), {}),
+    "responses: output_item.done only": ("/v1/responses", lambda a: sse(
+        *responses_stream(a, deltas=False, done=("item",)), done=False), {}),
+    "responses: response.completed only": ("/v1/responses", lambda a: sse(
+        *responses_stream(a, deltas=False, done=("completed",)), done=False), {}),
+    "delta.audio.transcript": ("/v1/chat/completions", lambda a: sse(
+        *[chunk({"audio": {"id": "a1", "transcript": w + " "}}) for w in a.split(" ")], chunk({}, finish="stop")), {}),
+    "a BOM before the first event": ("/v1/chat/completions", lambda a: spelled(
+        [chunk({"role": "assistant", "content": a}), chunk({}, finish="stop")], bom=True), {}),
+    "data: without a space": ("/v1/chat/completions", lambda a: spelled(words_stream(a), field=b"data:"), {}),
+    "CR line ends, comments, event names": ("/v1/chat/completions", lambda a: spelled(
+        words_stream(a), end=b"\r", extra=b": keep-alive\revent: message\rid: 1\r"), {}),
+    "multi-line data": ("/v1/chat/completions", lambda a: spelled(words_stream(a), indent=1, end=b"\r\n"), {}),
+}
+
+
+@pytest.mark.parametrize("case", list(SSE_READ_CASES))
+def test_every_stream_text_is_read(gw: tuple[str, Telemetry], case: str) -> None:
+    url, _ = gw
+    path, build, extra = SSE_READ_CASES[case]
+    assert_blocked(post(url, script(build(BAD), ctype="text/event-stream"), path, stream=True, **extra))
+    good = script(build(GOOD), ctype="text/event-stream")
+    assert_delivered(post(url, good, path, stream=True, **extra), good)
+
+
+def test_an_event_stream_labelled_json_with_a_bom_is_read_as_one(gw: tuple[str, Telemetry]) -> None:
+    url, _ = gw
+    one = lambda a: spelled([chunk({"role": "assistant", "content": a}), chunk({}, finish="stop")], bom=True)  # noqa: E731
+    assert_blocked(post(url, script(one(BAD)), stream=True))
+    good = script(one(GOOD))
+    r = post(url, good, stream=True)
+    assert r.status_code == 200 and r.content == raw_of(good)
+
+
+def _responses_then(a: str, event: dict[str, Any]) -> list[bytes]:
+    return sse(*responses_stream(GOOD, done=()), event, done=False)
+
+
+SSE_UNREADABLE_CASES: dict[str, tuple[str, list[bytes]]] = {
+    "a done event that disagrees with the deltas": ("/v1/responses", _responses_then(BAD, {
+        "type": "response.output_text.done", "item_id": "msg_1", "output_index": 0, "content_index": 0, "text": BAD})),
+    "response.completed with another answer": ("/v1/responses", _responses_then(BAD, {
+        "type": "response.completed", "response": response_obj(BAD)})),
+    "a chat chunk with a response type": ("/v1/chat/completions", sse(
+        *words_stream(GOOD)[:2], {**chunk({"content": "Items "}), "type": "response.output_text.delta", "delta": BAD},
+        *words_stream(GOOD)[2:])),
+    "chat chunks then Responses events": ("/v1/chat/completions", sse(
+        *words_stream(GOOD)[:-1], {"type": "response.output_text.delta", "delta": BAD}, words_stream(GOOD)[-1])),
+    "an unknown field in a delta": ("/v1/chat/completions", sse(
+        *words_stream(GOOD)[:2], chunk({"content": "x", "note": BAD}), *words_stream(GOOD)[2:])),
+    "a space before data:": ("/v1/chat/completions", sse(*words_stream(GOOD)[:2]) [:-1] + [
+        b" data: " + json.dumps(chunk({"content": BAD})).encode() + b"\n\n"] + sse(*words_stream(GOOD)[2:])),
+    "a second BOM": ("/v1/chat/completions", [b"\xef\xbb\xbf\xef\xbb\xbf"] + sse(*words_stream(BAD))),
+}
+
+
+@pytest.mark.parametrize("case", list(SSE_UNREADABLE_CASES))
+def test_stream_text_the_guard_does_not_read_is_never_delivered(gw: tuple[str, Telemetry], case: str) -> None:
+    url, _ = gw
+    path, chunks = SSE_UNREADABLE_CASES[case]
+    r = post(url, script(chunks, ctype="text/event-stream"), path, stream=True)
+    assert_blocked(r)
+    assert "cannot read" in r.text and MARK not in r.text
+
+
+def test_a_done_event_that_adds_a_claim_is_checked(gw: tuple[str, Telemetry]) -> None:
+    url, _ = gw
+    full = GOOD + " " + BAD
+    r = post(url, script(_responses_then(full, {"type": "response.output_text.done", "item_id": "msg_1",
+                                                "output_index": 0, "content_index": 0, "text": full}),
+                         ctype="text/event-stream"), "/v1/responses", stream=True)
+    assert_blocked(r)
+
+
+def test_the_openai_sdk_never_sees_text_the_guard_did_not_read(gw: tuple[str, Telemetry]) -> None:
+    url, _ = gw
+    client = openai.OpenAI(base_url=url + "/v1", api_key="k", max_retries=0)
+    for body in (READ_CASES["message.audio.transcript"][1](BAD), with_message(chat(GOOD), summary=BAD)):
+        with pytest.raises(openai.BadRequestError, match="blocked by guardrail"):
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": Q}],
+                                           extra_body={"contexts": CTX, "script": script(dumps(body))})
+    with pytest.raises(openai.BadRequestError, match="blocked by guardrail"):
+        client.responses.create(model="m", input=Q, extra_body={
+            "contexts": CTX, "script": script(dumps(response_obj(GOOD2, output_text=BAD)))})
+    events = list(client.responses.create(model="m", input=Q, stream=True, extra_body={
+        "contexts": CTX, "script": script(sse(*responses_stream(BAD, deltas=False, done=("completed",)), done=False),
+                                          ctype="text/event-stream")}))
+    assert events[-1].type == "response.incomplete"  # the stop event (its guardrail field names the failing claim)
+    assert MARK not in json.dumps([e.model_dump() for e in events[:-1]])
+    good = client.responses.create(model="m", input=Q, extra_body={
+        "contexts": CTX, "script": script(dumps(response_obj(GOOD2, output_text=GOOD2)))})
+    assert good.output_text == GOOD2

@@ -55,6 +55,8 @@ WH = [
     ("Where was Obama born?", "Hawaii", "Obama was born in Hawaii."),
     ("How long is the warranty?", "two years", "The warranty is two years."),
     ("What did Einstein win in 1921?", "the Nobel Prize", "Einstein did win the Nobel Prize in 1921."),
+    ("Which city are Acme's headquarters in?", "Denver", "Acme's headquarters are in Denver."),
+    ("Which city hosted the 2010 summit?", "Delhi", "Delhi hosted the 2010 summit."),
 ]
 
 

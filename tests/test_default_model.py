@@ -105,8 +105,9 @@ def test_short_answers_are_judged_with_the_question(nli: NLIScorer) -> None:
     ctx = ["Acme Corp was founded in 1990 by Jane Doe. Its headquarters are in Denver, Colorado."]
     check = FaithfulnessCheck(nli)
     right, wrong = check.run(q, ctx, "Denver"), check.run(q, ctx, "Chicago")
-    # the v2 model reads a short claim alone (question_context="fragments"): measured better than "Q: ... A: ..."
-    assert right.sentences[0].hypothesis == "Denver"
+    # a short span answer is read as the statement it makes with its question (guardrail.checks.claims)
+    assert right.sentences[0].hypothesis == "Acme's headquarters are in Denver."
+    assert wrong.sentences[0].hypothesis == "Acme's headquarters are in Chicago."
     assert right.score > wrong.score and right.sentences[0].supported and not wrong.sentences[0].supported
 
 

@@ -402,7 +402,7 @@ def test_stream_error_then_real_failure_reports_the_failure(evaluator: Evaluator
 
 def test_stream_splitting_is_linear_in_the_answer(evaluator: Evaluator, monkeypatch: pytest.MonkeyPatch) -> None:
     """Fed one character at a time, the splitter sees each character a bounded number of times."""
-    import guardrail.streaming as streaming
+    import guardrail.stream.assembler as streaming
 
     seen = {"chars": 0}
     real = streaming.split_sentences

@@ -209,3 +209,35 @@ def test_per_text_caches_are_exact_and_bounded(tiny_nli: Path) -> None:
     b = emb.embed(["another question", "a chunk that comes back"])
     assert emb.cache.hits == 1 and np.array_equal(a[0], b[1])
     np.testing.assert_array_equal(b, EmbeddingScorer(cache_size=0).embed(["another question", "a chunk that comes back"]))
+
+
+def test_embedder_token_count_is_exact_under_concurrency(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tokens_run`` is shared by concurrent checks: every call's tokens are counted, none lost to a race."""
+    import threading
+    import time
+
+    emb = EmbeddingScorer(cache_size=0)
+    tokenizer = emb.tokenizer
+    real = tokenizer.encode_raw
+
+    class Slow:  # an encoding whose length takes a moment to read: other threads run in between
+        def __init__(self, enc: object) -> None:
+            self._enc = enc
+
+        @property
+        def ids(self) -> list[int]:
+            time.sleep(0.005)
+            return self._enc.ids  # type: ignore[attr-defined, no-any-return]
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self._enc, name)
+
+    monkeypatch.setattr(tokenizer, "encode_raw", lambda *a: [Slow(e) for e in real(*a)])
+    texts = [f"Sentence number {i} of the test." for i in range(8)]
+    expected = sum(len(e.ids) for e in real(texts))
+    threads = [threading.Thread(target=emb.embed, args=([t],)) for t in texts]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert emb.tokens_run == expected

@@ -189,6 +189,11 @@ def test_middleware_json_bodies_are_checked_or_blocked(guarded: tuple[Guard, Tel
 def test_middleware_streams_are_checked_or_stopped(guarded: tuple[Guard, Telemetry], data: bytes, cuts: list[int]) -> None:
     guard, _ = guarded
     code, _, body = run_app(guard, 200, [(b"content-type", b"text/event-stream")], split_at(data, cuts) or [b""])
+    if wire.Sniffer("text/event-stream").feed(data, False) == "json":
+        # not an event stream whatever its label: read as JSON, so delivered only when it is a readable answer
+        assert (code == 200 and body == data and readable_json(data)) or \
+            (code == 400 and json.loads(body)["error"]["code"] == "unchecked"), (data, body)
+        return
     assert code == 200
     if body == data:
         # delivered whole: every event was readable
@@ -225,3 +230,276 @@ def test_streamed_tool_arguments_read_as_the_whole_document(value: Any, ascii_on
     bounds = sorted({c % (len(raw) + 1) for c in cuts} | {0, len(raw)})
     got = "".join(reader.feed(raw[a:b]) for a, b in zip(bounds, bounds[1:]))
     assert got.split() == wire.arguments_text(raw).split()  # same words (blank strings aside), in order
+
+
+# --------------------------------------------------------------------------- read everything or refuse
+# Valid answers in every shape the readers know (chat with every text field, completions, Responses objects and
+# streams), then one field nobody knows, holding text, put at a random depth: the answer must become unreadable
+# (blocked in block mode), never delivered with that text unread.
+SENTENCES = st.sampled_from(["Items can be returned.", "Gift cards cannot be returned.", "Refunds take five days.",
+                             "Returns are free within 30 days."])
+PROSE = st.builds(lambda a, b: f"Shipping to Mars is free {a} {b}".strip(), st.sampled_from(["today", "now", "always"]),
+                  st.text(alphabet="abc xyz", max_size=8))
+
+
+def _logprobs(text: str) -> dict[str, Any]:
+    tokens = [{"token": w, "logprob": -0.1, "bytes": list(w.encode()),
+               "top_logprobs": [{"token": w, "logprob": -0.1, "bytes": None}]} for w in text.split(" ")]
+    return {"content": tokens, "refusal": None}
+
+
+@st.composite
+def chat_messages(draw: st.DrawFn, text: str) -> dict[str, Any]:
+    msg: dict[str, Any] = {"role": "assistant", "content": None, "refusal": None}
+    kind = draw(st.sampled_from(["content", "parts", "refusal", "audio", "tool", "custom", "function_call"]))
+    if kind == "content":
+        msg["content"] = text
+    elif kind == "parts":
+        msg["content"] = [{"type": "text", "text": text}]
+    elif kind == "refusal":
+        msg["refusal"] = text
+    elif kind == "audio":
+        msg["audio"] = {"id": "audio_1", "data": "UklGRg==", "expires_at": 1700000000, "transcript": text}
+    elif kind == "tool":
+        msg["tool_calls"] = [{"id": "call_1", "type": "function",
+                              "function": {"name": "answer", "arguments": json.dumps({"answer": text})}}]
+    elif kind == "custom":
+        msg["tool_calls"] = [{"id": "call_1", "type": "custom", "custom": {"name": "answer", "input": text}}]
+    else:
+        msg["function_call"] = {"name": "answer", "arguments": json.dumps({"text": text})}
+    if draw(st.booleans()):
+        msg["annotations"] = []
+    return msg
+
+
+@st.composite
+def answer_bodies(draw: st.DrawFn) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["chat", "completion", "responses"]))
+    usage = {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10,
+             "completion_tokens_details": {"reasoning_tokens": 0}}
+    if kind == "responses":
+        text = draw(SENTENCES)
+        output: list[dict[str, Any]] = [{"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+                                         "content": [{"type": "output_text", "text": text, "annotations": [],
+                                                      "logprobs": []}]}]
+        if draw(st.booleans()):
+            output.append({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "answer",
+                           "arguments": json.dumps({"answer": draw(SENTENCES)}), "status": "completed"})
+        body = {"id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "gpt-4o-mini",
+                "instructions": None, "tools": [], "tool_choice": "auto", "text": {"format": {"type": "text"}},
+                "reasoning": {"effort": None, "summary": None}, "metadata": {}, "output": output,
+                "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2,
+                          "input_tokens_details": {"cached_tokens": 0}}}
+        if draw(st.booleans()):
+            body["output_text"] = text
+        return body
+    choices = []
+    for i in range(draw(st.integers(1, 2))):
+        text = draw(SENTENCES)
+        if kind == "chat":
+            choice: dict[str, Any] = {"index": i, "message": draw(chat_messages(text)), "finish_reason": "stop",
+                                      "logprobs": _logprobs(text) if draw(st.booleans()) else None}
+        else:
+            words = text.split(" ")
+            choice = {"index": i, "text": text, "finish_reason": "stop",
+                      "logprobs": {"tokens": words, "token_logprobs": [-0.1] * len(words),
+                                   "top_logprobs": [{w: -0.1} for w in words], "text_offset": list(range(len(words)))}}
+        choices.append(choice)
+    return {"id": "c1", "object": "chat.completion" if kind == "chat" else "text_completion", "created": 1,
+            "model": "gpt-4o-mini", "choices": choices, "usage": usage, "system_fingerprint": "fp_1"}
+
+
+def chat_events(text: str, key: str) -> list[dict[str, Any]]:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m", "system_fingerprint": "fp",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
+
+    words = [w + " " for w in text.split(" ")]
+    if key == "audio":
+        pieces = [chunk({"audio": {"id": "a1", "transcript": w}}) for w in words]
+    elif key == "tool":
+        args = json.dumps({"answer": text})
+        pieces = [chunk({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                         "function": {"name": "answer", "arguments": ""}}]})]
+        pieces += [chunk({"tool_calls": [{"index": 0, "function": {"arguments": args[i:i + 9]}}]})
+                   for i in range(0, len(args), 9)]
+    else:
+        pieces = [chunk({key: w}) for w in words]
+    return [chunk({"role": "assistant", "content": ""}), *pieces, chunk({}, "stop"),
+            {**chunk({}), "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}]
+
+
+def responses_events(text: str) -> list[dict[str, Any]]:
+    part = {"type": "output_text", "text": text, "annotations": []}
+    item = {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant", "content": [part]}
+    response = {"id": "resp_1", "object": "response", "created_at": 1, "status": "in_progress", "model": "m",
+                "instructions": None, "tools": [], "metadata": {}, "output": []}
+    at = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": response},
+        {"type": "response.output_item.added", "output_index": 0, "item": {**item, "status": "in_progress", "content": []}},
+        {"type": "response.content_part.added", **at, "part": {**part, "text": ""}},
+        *[{"type": "response.output_text.delta", **at, "delta": w + " ", "logprobs": []} for w in text.split(" ")],
+    ]
+    full = "".join(w + " " for w in text.split(" "))
+    events.append({"type": "response.output_text.done", **at, "text": full, "logprobs": []})
+    part = {**part, "text": full}
+    item = {**item, "content": [part]}
+    events += [{"type": "response.content_part.done", **at, "part": part},
+               {"type": "response.output_item.done", "output_index": 0, "item": item},
+               {"type": "response.completed", "response": {**response, "status": "completed", "output": [item],
+                                                           "usage": {"input_tokens": 1, "output_tokens": 2}}}]
+    for i, ev in enumerate(events):
+        ev["sequence_number"] = i
+    return events
+
+
+@st.composite
+def event_lists(draw: st.DrawFn) -> list[dict[str, Any]]:
+    text = draw(SENTENCES)
+    kind = draw(st.sampled_from(["content", "refusal", "audio", "tool", "responses"]))
+    return responses_events(text) if kind == "responses" else chat_events(text, kind)
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    out, stack = [], [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            out.append(v)
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return out
+
+
+@st.composite
+def smuggled(draw: st.DrawFn, value: Any) -> Any:
+    """``value`` (a copy) with one field nobody knows, holding text, in one of its objects at random."""
+    value = json.loads(json.dumps(value))
+    target = draw(st.sampled_from(_dicts(value)))
+    prose = draw(PROSE)
+    key = "zz_" + draw(st.text(alphabet="abcdefghij_", min_size=1, max_size=6))
+    form = draw(st.integers(0, 5))
+    if form == 5:
+        target[prose] = 1  # the text is the field's name
+    else:
+        target[key] = [prose, [1, prose], {"note": prose}, {prose: 1}, {"a": [{"b": prose}]}][form]
+    return value
+
+
+@settings(max_examples=2000, deadline=None, derandomize=True)
+@given(st.data())
+def test_a_field_nobody_knows_holding_text_makes_an_answer_unreadable(data: st.DataObject) -> None:
+    body = data.draw(answer_bodies())
+    wire.read_answers(body)  # every shape above is read...
+    bad = data.draw(smuggled(body))
+    with pytest.raises(UnreadableError):  # ...and none is read with text left over
+        wire.read_answers(bad)
+
+
+@settings(max_examples=1000, deadline=None, derandomize=True)
+@given(st.data())
+def test_a_field_nobody_knows_holding_text_makes_a_stream_event_unreadable(data: st.DataObject) -> None:
+    events = data.draw(event_lists())
+    reader = wire.DeltaReader()
+    text = "".join(d.text for ev in events for d in reader.read(ev))
+    assert text.strip() and len(text) < 80  # read, and read once (a repeated full text adds nothing)
+    k = data.draw(st.integers(0, len(events) - 1))
+    bad = data.draw(smuggled(events[k]))
+    reader = wire.DeltaReader()
+    for ev in events[:k]:
+        reader.read(ev)
+    with pytest.raises(UnreadableError):
+        reader.read(bad)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_middleware_blocks_answers_with_text_it_does_not_read(guarded: tuple[Guard, Telemetry], data: st.DataObject) -> None:
+    guard, _ = guarded
+    if data.draw(st.booleans()):
+        body = data.draw(answer_bodies())
+        raw = json.dumps(body).encode()
+        ctype = data.draw(st.sampled_from([b"application/json", b"text/event-stream", b"text/plain"]))
+        code, _, out = run_app(guard, 200, [(b"content-type", ctype)], [raw])
+        assert code == 200 and out == raw  # read (at threshold 0 every read answer passes), whatever its label
+        code, _, out = run_app(guard, 200, [(b"content-type", ctype)], [json.dumps(data.draw(smuggled(body))).encode()])
+        assert code == 400 and json.loads(out)["error"]["code"] == "unchecked"
+        return
+    events = data.draw(event_lists())
+    raw = b"".join(wire.event_bytes(ev) for ev in events) + wire.DONE
+    code, _, out = run_app(guard, 200, [(b"content-type", b"text/event-stream")], [raw])
+    assert code == 200 and out == raw
+    k = data.draw(st.integers(0, len(events) - 1))
+    events[k] = data.draw(smuggled(events[k]))
+    raw = b"".join(wire.event_bytes(ev) for ev in events) + wire.DONE
+    code, _, out = run_app(guard, 200, [(b"content-type", b"text/event-stream")], [raw])
+    parsed = parse_all([out])
+    assert code == 200 and parsed[-1].done and parsed[-2].payload["guardrail"]["action"] == "block"
+    assert b"Mars" not in b"".join(e.raw for e in parsed[:-2])
+
+
+# --------------------------------------------------------------------------- SSE as browsers read it
+def whatwg_data(data: bytes) -> list[str]:
+    """The data of each event a WHATWG EventSource dispatches (the spec's algorithm, written independently)."""
+    import re
+
+    text = data.decode("utf-8", errors="replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = re.split(r"\r\n|\r|\n", text)
+    events, buf = [], ""
+    for line in lines[:-1]:  # the last piece has no line end: never dispatched
+        if line == "":
+            if buf:
+                events.append(buf[:-1])
+            buf = ""
+            continue
+        if line.startswith(":"):
+            continue
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            buf += value + "\n"
+    return events
+
+
+@st.composite
+def spelled_streams(draw: st.DrawFn) -> bytes:
+    """Event streams spelled every way the spec allows (and a few ways it does not)."""
+    out = [b"\xef\xbb\xbf"] if draw(st.booleans()) else []
+    for _ in range(draw(st.integers(1, 6))):
+        ends = st.sampled_from([b"\n", b"\r", b"\r\n"])
+        payload = draw(st.sampled_from([{"type": "response.output_text.delta", "delta": "Hi. "},
+                                        chat_chunk("Items can be returned. "), chat_chunk("Mars.", key="refusal")]))
+        text = json.dumps(payload, indent=draw(st.sampled_from([None, 1])))
+        for line in text.split("\n"):
+            field = draw(st.sampled_from([b"data:", b"data: ", b"data: ", b" data: ", b"Data: ", b"data :", b"\xef\xbb\xbfdata: "]))
+            out.append(field + line.encode() + draw(ends))
+        if draw(st.booleans()):
+            out.append(draw(st.sampled_from([b": keep-alive", b"event: message", b"id: 7", b"retry: 100", b"data"]))
+                       + draw(ends))
+        out.append(draw(ends))
+    if draw(st.booleans()):
+        out.append(b"data: [DONE]" + draw(st.sampled_from([b"\n\n", b"\r\r", b""])))
+    return b"".join(out)
+
+
+@settings(max_examples=2000, deadline=None, derandomize=True)
+@given(spelled_streams(), st.lists(st.integers(0, 3000), max_size=6))
+def test_sse_events_are_read_as_browsers_read_them(data: bytes, cuts: list[int]) -> None:
+    events = parse_all(split_at(data, cuts))
+    if any(e.malformed for e in events):
+        return  # unreadable: the stream is stopped (or blocked) there, nothing after it is delivered
+    ours = [e for e in events if not e.empty]
+    theirs = whatwg_data(data)
+    # what a browser dispatches is exactly what the guard read (the guard also reads an event cut off at the end)
+    assert len(ours) in (len(theirs), len(theirs) + 1), (data, ours, theirs)
+    for mine, browser in zip(ours, theirs):
+        if mine.done:
+            assert browser.strip() == "[DONE]"
+        else:
+            assert mine.payload == json.loads(browser)

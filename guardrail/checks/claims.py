@@ -131,8 +131,10 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
         while j < n and (tokens[j][:1].isupper() or (tokens[j].lower() in {"of", "the", "and", "de", "'s"}
                                                       and j + 1 < n and tokens[j + 1][:1].isupper())):
             j += 1
-        if j < n and tokens[j].lower() == "'s":  # possessive: "Einstein's theory"
+        if j < n and tokens[j].lower() == "'s":  # possessive: "Einstein 's theory"
             return _subject_end(tokens[j + 1:], aux_kind) + j + 1 if j + 1 < n else j + 1
+        if j < n and tokens[j - 1].lower().endswith("'s"):  # possessive: "Acme's headquarters"
+            return j + _subject_end(tokens[j:], aux_kind)
         return j
     # a common noun phrase: words up to a boundary (preposition, determiner, participle, known verb, "be", ...)
     j = i
@@ -265,6 +267,17 @@ def wh_statement(question: str, answer: str) -> str | None:
                 k += 1
             if k >= len(rest):
                 return None
+            if k >= 1 and rest[k].lower() in _AUX and k + 1 < len(rest):
+                # "Which city are Acme's headquarters in?" -> "Acme's headquarters are in Denver."
+                parts = _split_question(" ".join(rest[k:]))
+                if parts is not None:
+                    aux, negq, subject, pred = parts
+                    subject = _person(subject)
+                    verb = _negated(_agree(aux, subject)) if negq else [_agree(aux, subject)]
+                    tail = ans
+                    if re.fullmatch(r"\d{3,4}s?", ans[0]) and (not pred or pred[-1].lower() not in _PREPOSITIONS):
+                        tail = ["in"] + ans  # "What year was the tower built?" + "1889"
+                    return _sentence(subject + verb + _person(pred) + tail)
         return _sentence(ans + _person(rest[k:]))
     if wh in ("when", "where") and (nxt in _AUX or nxt in _NEG_AUX):
         parts = _split_question(" ".join(rest))
@@ -368,8 +381,8 @@ _CONJ_SPLIT = re.compile(r"\s*;\s+|,\s+(?:and|but|while|whereas|although|though)
 _FINITE = _AUX | set(_NEG_AUX) | {"won", "wrote", "made", "built", "found", "led", "gave", "took", "became", "began",
                                   "ran", "held", "sold", "left", "went", "came", "got", "said", "told", "moved", "died",
                                   "married", "joined", "lived", "served", "played", "worked", "returned", "released", "fell",
-                                  "rose", "grew", "saw", "lost", "kept", "met", "paid", "spent", "sent", "built", "felt",
-                                  "thought", "brought", "bought", "caught", "taught", "fought", "stood", "won"}
+                                  "rose", "grew", "saw", "lost", "kept", "met", "paid", "spent", "sent", "felt",
+                                  "thought", "brought", "bought", "caught", "taught", "fought", "stood"}
 _PRONOUN_SUBJECTS = {"he", "she", "it", "they", "we", "i", "you"}
 
 

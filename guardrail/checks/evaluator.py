@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from guardrail.checks.faithfulness import (
+    ContextRef,
     FaithfulnessCheck,
     FaithfulnessConfig,
     FaithfulnessResult,
@@ -19,7 +20,9 @@ from guardrail.checks.relevance import (
     RelevanceConfig,
     RetrievalRelevance,
 )
-from guardrail.errors import ConfigurationError
+from guardrail.errors import ConfigurationError, InputError, UncheckableError
+from guardrail.render import Rendered, render
+from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.embedding import EmbeddingScorer
 from guardrail.scorers.nli import NLIScorer
 
@@ -73,8 +76,135 @@ class Evaluation:
         }
 
 
+# --------------------------------------------------------------------------- text as a reader sees it
+#: the question is read from its last this-many characters (see :class:`Reader`)
+MAX_QUESTION_CHARS = 4000
+
+
+class Reader:
+    """Renders question, contexts and answer as a reader sees them (:func:`guardrail.render.render`: struck text
+    removed, entities decoded, tables read as statements, decorated letters as their base letters, invisible
+    characters dropped), with caches: the guard validates, then scores the same texts, and a stream scores every
+    sentence against the same contexts.
+
+    The question is read from its last ``max_question_chars`` characters (from a word start): the last user message
+    of a chat may hold pages of pasted text before the question, and every character of it would be embedded (about
+    0.3 ms of CPU each) for nothing the checks use (the embedding model reads 256 tokens, a short answer's statement
+    is built from the question's last sentence)."""
+
+    def __init__(self, max_question_chars: int = MAX_QUESTION_CHARS) -> None:
+        if max_question_chars < 1:
+            raise ConfigurationError(f"max_question_chars must be at least 1, got {max_question_chars}")
+        self.max_question_chars = max_question_chars
+        self._texts: LRUCache[Rendered] = LRUCache(64)
+        self._contexts: LRUCache[tuple[Rendered, ...]] = LRUCache(64)
+
+    def question(self, question: str) -> Rendered:
+        cut = len(question) - self.max_question_chars
+        if cut > 0:
+            space = question.find(" ", cut, cut + 100)
+            question = question[space + 1 :] if space >= 0 else question[cut:]
+        return self.text(question)
+
+    def text(self, text: str) -> Rendered:
+        got = self._texts.get(text)
+        if got is None:
+            got = render(text)
+            self._texts.put(text, got)
+        return got
+
+    def contexts(self, contexts: Sequence[str]) -> tuple[Rendered, ...]:
+        key = tuple(contexts)
+        got = self._contexts.get(key)
+        if got is None:
+            got = tuple(render(c) for c in key)
+            self._contexts.put(key, got)
+        return got
+
+
+def check_sizes(question: Any, contexts: Any, response: Any, cfg: FaithfulnessConfig) -> None:
+    """Types and sizes of the texts as sent (InputError / UncheckableError), before any rendering or model work."""
+    if not isinstance(response, str):
+        raise InputError(f"response must be a string, got {type(response).__name__}")
+    if not isinstance(question, str):
+        raise InputError(f"question must be a string, got {type(question).__name__}")
+    if isinstance(contexts, str) or not all(isinstance(c, str) for c in contexts):
+        raise InputError("contexts must be a list of strings (one per retrieved chunk)")
+    total = sum(len(c) for c in contexts)
+    if total > cfg.max_context_chars:
+        raise UncheckableError(f"contexts total {total:,} characters, over the limit of {cfg.max_context_chars:,} "
+                               "(max_context_chars); send fewer or shorter chunks, or raise the limit")
+    if len(response) > cfg.max_response_chars:
+        raise UncheckableError(f"response is {len(response):,} characters, over the limit of "
+                               f"{cfg.max_response_chars:,} (max_response_chars); raise the limit to check it")
+
+
+def _ref(ref: ContextRef | None, contexts: tuple[Rendered, ...]) -> ContextRef | None:
+    if ref is None or not contexts[ref.chunk].changed:
+        return ref
+    chunk = contexts[ref.chunk]
+    start, end = chunk.to_source(ref.start, ref.end)
+    return ContextRef(ref.chunk, start, end, chunk.source[start:end])
+
+
+def _in_source(result: FaithfulnessResult, response: Rendered, contexts: tuple[Rendered, ...]) -> FaithfulnessResult:
+    """Evidence computed on rendered texts, pointed back into the texts as sent: ``start``/``end``/``text`` of each
+    sentence and the context spans are the original's (``hypothesis`` stays what the model read)."""
+    if not response.changed and not any(c.changed for c in contexts):
+        return result
+    sentences = []
+    for ev in result.sentences:
+        start, end = response.to_source(ev.start, ev.end)
+        sentences.append(dataclasses.replace(ev, start=start, end=end, text=response.source[start:end],
+                                             premise=_ref(ev.premise, contexts), sentence=_ref(ev.sentence, contexts)))
+    return dataclasses.replace(result, sentences=tuple(sentences))
+
+
+class ReaderFaithfulnessCheck(FaithfulnessCheck):
+    """:class:`FaithfulnessCheck` on the texts as a reader sees them (see :class:`Reader`); the evidence points into
+    the texts as sent. Every caller of ``run`` (the guard, the stream checker, the CLI) scores rendered text."""
+
+    def __init__(self, nli: NLIScorer, config: FaithfulnessConfig | None = None, *, reader: Reader | None = None) -> None:
+        super().__init__(nli, config)
+        self.reader = reader or Reader()
+
+    def run(self, question: str, contexts: Sequence[str], response: str) -> FaithfulnessResult:
+        check_sizes(question, contexts, response, self.config)
+        rq, rc, rr = self.reader.question(question), self.reader.contexts(contexts), self.reader.text(response)
+        result = super().run(rq.text, [c.text for c in rc], rr.text)
+        return _in_source(result, rr, rc)
+
+
+class ReaderRelevanceCheck(RelevanceCheck):
+    """:class:`RelevanceCheck` on the texts as a reader sees them."""
+
+    def __init__(self, embedder: EmbeddingScorer, config: RelevanceConfig | None = None, *,
+                 reader: Reader | None = None) -> None:
+        super().__init__(embedder, config)
+        self.reader = reader or Reader()
+
+    def evaluate(self, question: str, contexts: Sequence[str] | None, response: str | None, *,
+                 context_relevancy: bool | None = None) -> tuple[RetrievalRelevance | None, float | None]:
+        r = self.reader
+        return super().evaluate(
+            r.question(question).text,
+            None if contexts is None else [c.text for c in r.contexts(contexts)],
+            None if response is None else r.text(response).text,
+            context_relevancy=context_relevancy,
+        )
+
+    def answer_similarity(self, response: str, ground_truth: str) -> float | None:
+        return super().answer_similarity(self.reader.text(response).text, self.reader.text(ground_truth).text)
+
+
 class Evaluator:
     """Runs the checks on one (question, contexts, response). Models are passed in; no globals.
+
+    The checks read the texts as a reader sees them (``render=True``, the default; :mod:`guardrail.render`): a
+    hallucination spelled in decorated letters or hidden behind markup is read as what it says, and a faithful
+    answer in a markdown table or with HTML entities is read as the statements it makes. Evidence offsets point into
+    the texts as sent; the answer itself is never changed. The question is read from its last
+    ``max_question_chars`` characters (see :class:`Reader`).
 
     >>> ev = Evaluator(nli=NLIScorer("path/to/nli"), embedder=EmbeddingScorer())   # doctest: +SKIP
     >>> result = ev.evaluate("When was it founded?", ["Acme was founded in 1990."], "In 1990.")  # doctest: +SKIP
@@ -92,6 +222,8 @@ class Evaluator:
         checks: Iterable[str] = CHECKS,
         faithfulness: FaithfulnessConfig | None = None,
         relevance: RelevanceConfig | None = None,
+        render: bool = True,
+        max_question_chars: int = MAX_QUESTION_CHARS,
     ) -> None:
         chosen = tuple(dict.fromkeys(checks))
         unknown = [c for c in chosen if c not in CHECKS]
@@ -99,6 +231,7 @@ class Evaluator:
             raise ConfigurationError(f"unknown checks {unknown}; choose from {', '.join(CHECKS)}")
         self.checks: tuple[str, ...] = chosen
         self.faithfulness_config = faithfulness or FaithfulnessConfig()
+        self.reader: Reader | None = Reader(max_question_chars) if render else None
         self._faith: FaithfulnessCheck | None = None
         self._rel: RelevanceCheck | None = None
         if "faithfulness" in chosen:
@@ -107,9 +240,15 @@ class Evaluator:
                     "the faithfulness check needs an NLI model: pass nli=NLIScorer('path/to/model-dir') "
                     "(any Hugging Face NLI model) or leave 'faithfulness' out of checks"
                 )
-            self._faith = FaithfulnessCheck(nli, self.faithfulness_config)
+            self._faith = (ReaderFaithfulnessCheck(nli, self.faithfulness_config, reader=self.reader) if self.reader
+                           else FaithfulnessCheck(nli, self.faithfulness_config))
         if {"retrieval_relevance", "response_relevance"} & set(chosen):
-            self._rel = RelevanceCheck(embedder or EmbeddingScorer(), relevance)
+            self._rel = self._relevance(embedder or EmbeddingScorer(), relevance)
+
+    def _relevance(self, embedder: EmbeddingScorer, config: RelevanceConfig | None = None) -> RelevanceCheck:
+        if self.reader is None:
+            return RelevanceCheck(embedder, config)
+        return ReaderRelevanceCheck(embedder, config, reader=self.reader)
 
     @property
     def faithfulness_check(self) -> FaithfulnessCheck | None:
@@ -121,8 +260,15 @@ class Evaluator:
 
     def validate(self, question: str, contexts: Sequence[str], response: str) -> None:
         """Raise InputError (UncheckableError for text the model cannot judge or over the limits) before any model
-        work: types, sizes, broken Unicode, scripts the model was not trained on."""
-        _validate(question, contexts, response, self.faithfulness_config)
+        work: types and sizes of the texts as sent, then broken Unicode and scripts the model was not trained on in
+        the texts as read (a word in mathematical bold is English)."""
+        cfg = self.faithfulness_config
+        check_sizes(question, contexts, response, cfg)
+        if self.reader is not None:
+            question = self.reader.question(question).text
+            contexts = [c.text for c in self.reader.contexts(contexts)]
+            response = self.reader.text(response).text
+        _validate(question, contexts, response, cfg)
 
     def evaluate(
         self,
@@ -159,7 +305,7 @@ class Evaluator:
         t2 = time.perf_counter()
         similarity = None
         if ground_truth is not None:
-            rel = self._rel or RelevanceCheck(EmbeddingScorer())
+            rel = self._rel or self._relevance(EmbeddingScorer())
             self._rel = rel
             similarity = rel.answer_similarity(response, ground_truth)
         t3 = time.perf_counter()

@@ -367,7 +367,12 @@ class FaithfulnessCheck:
         evidence: list[SentenceEvidence] = []
         scores: list[float] = []
         nli_scores: list[float] = []
-        for i, (it, refs) in enumerate(zip(items, per_item)):
+        # the parts of one split sentence share its number ("sentence 3" in reasons counts sentences, not parts)
+        ordinals: list[int] = []
+        for k, it in enumerate(items):
+            same = k > 0 and it.span == items[k - 1].span
+            ordinals.append(ordinals[-1] if same else (ordinals[-1] + 1 if ordinals else 0))
+        for i, (it, refs) in zip(ordinals, zip(items, per_item)):
             # what the grounding signals read: the sentence, or for a short answer the statement it makes
             basis = it.hypothesis if it.claim else it.text
             terms = unsupported_terms(basis, vocab)
@@ -408,6 +413,11 @@ class FaithfulnessCheck:
                 verbatim = _verbatim_key(basis) in copies
                 if verbatim:
                     score = 1.0
+                    # the evidence is the copied sentence itself, not what the model happened to entail most
+                    key = _verbatim_key(basis)
+                    source = next((p for _, p in refs if key in _verbatim_key(p.text)), None)
+                    if source is not None:
+                        premise = source
             scores.append(score)
             nli_scores.append(entailment)
             shown, role = premise, "supports"

@@ -61,6 +61,7 @@ class EmbeddingScorer:
         self.cache: LRUCache[np.ndarray] = LRUCache(cache_size if batch_size == 1 else 0)
         #: model tokens run so far (cache hits cost none), for cost reporting
         self.tokens_run = 0
+        self._count_lock = threading.Lock()
         self._lock = threading.Lock()
         self._loaded: tuple[Tokenizer, Backend, int] | None = None
 
@@ -135,7 +136,9 @@ class EmbeddingScorer:
 
     def _embed_pieces(self, tokenizer: Tokenizer, backend: Backend, pieces: Sequence[str]) -> np.ndarray:
         encs = tokenizer.encode_raw(pieces)
-        self.tokens_run += sum(len(e.ids) for e in encs)
+        tokens = sum(len(e.ids) for e in encs)
+        with self._count_lock:  # concurrent checks share the scorer: a bare += loses counts
+            self.tokens_run += tokens
         result: np.ndarray | None = None
         for batch in length_batches([len(e.ids) for e in encs], self.batch_size):
             idx = np.asarray(batch)
@@ -154,9 +157,11 @@ class EmbeddingScorer:
         if not a or not b:
             return np.zeros((len(a), len(b)), dtype=np.float32)
         vecs = self.embed(list(a) + list(b))
-        return vecs[: len(a)] @ vecs[len(a) :].T
+        sims: np.ndarray = vecs[: len(a)] @ vecs[len(a) :].T
+        return sims
 
 
 def _normalise(x: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return x / np.clip(norms, 1e-12, None)
+    out: np.ndarray = x / np.clip(norms, 1e-12, None)
+    return out

@@ -13,14 +13,28 @@ MAX_BODY_BYTES = 32 * 1024 * 1024
 
 
 # --------------------------------------------------------------------------- JSON bodies
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _DuplicateKey
+    return out
+
+
 def loads(data: bytes) -> Any:
-    """Strict JSON: UTF-8, one value, no trailing bytes, bounded nesting."""
+    """Strict JSON: UTF-8, one value, no trailing bytes, bounded nesting, no key twice in an object (parsers differ
+    on which one wins: the guard would read one and the client the other)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UnreadableError(f"the answer is not valid UTF-8 (byte offset {exc.start})") from None
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique)
+    except _DuplicateKey:
+        raise UnreadableError("the answer's JSON has an object with the same key twice") from None
     except json.JSONDecodeError as exc:
         raise UnreadableError(f"the answer is not valid JSON ({exc.msg} at offset {exc.pos})") from None
     except RecursionError:

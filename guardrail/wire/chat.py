@@ -1,5 +1,6 @@
-"""Answers: every assistant-visible text of a chat completion, completion or Responses API object
-(:func:`read_answers`), and the rewriting of blocked ones (:func:`replace_answers`)."""
+"""Chat completions: every assistant-visible text of a message or a stream's delta (content as a string or parts,
+refusal, audio transcript, tool-call and function-call arguments, custom tool input), the field rules of chat and
+completions objects, and the rewriting of blocked answers (:func:`replace_answers`)."""
 
 from __future__ import annotations
 
@@ -9,70 +10,119 @@ from typing import Any
 
 from guardrail.errors import UnreadableError
 
+from . import fields as f
 from .arguments import arguments_text
 
+#: fields of a message (or a stream's delta) that are not answer text; content, refusal, audio, tool_calls and
+#: function_call are read. A reasoning trace is not the answer and is not checked.
+REASONING = {"reasoning_content": f.skip, "reasoning": f.skip, "reasoning_details": f.skip}
+MESSAGE_FIELDS: dict[str, f.Rule] = {"role": f.atom, "name": f.atom, "annotations": f.atom, **REASONING}
+PART_FIELDS: dict[str, f.Rule] = {"type": f.atom, "annotations": f.atom, "logprobs": f.token}
+AUDIO_FIELDS: dict[str, f.Rule] = {"id": f.atom, "data": f.base64, "expires_at": f.atom, "format": f.atom}
+TOOL_CALL_FIELDS: dict[str, f.Rule] = {"id": f.atom, "type": f.atom, "index": f.atom}
+FUNCTION_FIELDS: dict[str, f.Rule] = {"name": f.atom}
+#: fields of a choice besides its answer (``message``, ``delta`` or ``text``); a stop string repeats the request
+CHOICE_FIELDS: dict[str, f.Rule] = {
+    "index": f.atom, "finish_reason": f.atom, "logprobs": f.token, "stop_reason": f.echo, "matched_stop": f.echo,
+    "native_finish_reason": f.atom, "content_filter_results": f.atom, "content_filter_offsets": f.atom,
+}
+#: fields of a chat completion, a completion or one of their stream chunks besides ``choices`` (vendor ones included)
+TOP_FIELDS: dict[str, f.Rule] = {
+    "id": f.atom, "object": f.atom, "created": f.atom, "model": f.atom, "usage": f.atom, "system_fingerprint": f.atom,
+    "service_tier": f.atom, "obfuscation": f.atom, "prompt_filter_results": f.atom, "x_groq": f.atom,
+    "provider": f.atom, "citations": f.atom,
+}
+#: the keys of a choice that hold its answer, one per shape
+ANSWER_SHAPES = ("message", "delta", "text")
 
-def _parts_text(parts: Any, where: str) -> str:
+_TEXT_PARTS = {"text": "text", "output_text": "text", "input_text": "text", "refusal": "refusal"}
+
+
+def kind_name(kind: Any) -> str:
+    """A ``type`` value for a message: quoted when it is an identifier, never when it is prose."""
+    return repr(kind) if isinstance(kind, str) and len(kind) <= 60 and f.is_atom(kind) else "an unknown type"
+
+
+def part_text(part: Any, where: str, echo: f.Echo = None) -> str:
+    """The text of one content part (``text``, ``output_text``, ``input_text`` or ``refusal``)."""
+    if not isinstance(part, dict):
+        raise UnreadableError(f"{where} is {f.describe(part)}, not a content part")
+    kind = part.get("type")
+    key = _TEXT_PARTS.get(kind) if isinstance(kind, str) else None
+    if key is None or not isinstance(part.get(key), str):
+        raise UnreadableError(f"{where} is a part of {kind_name(kind)} that guardrail cannot read")
+    f.check(part, where, PART_FIELDS, echo, read=(key,))
+    return str(part[key])
+
+
+def _parts_text(parts: Any, where: str, echo: f.Echo = None) -> str:
     if parts is None:
         return ""
     if isinstance(parts, str):
         return parts
     if not isinstance(parts, list):
-        raise UnreadableError(f"{where} is a {type(parts).__name__}, not text or a list of parts")
-    out = []
-    for part in parts:
-        if not isinstance(part, dict):
-            raise UnreadableError(f"{where} holds a {type(part).__name__} part")
-        kind = part.get("type")
-        if kind in ("text", "output_text", "input_text") and isinstance(part.get("text"), str):
-            out.append(part["text"])
-        elif kind == "refusal" and isinstance(part.get("refusal"), str):
-            out.append(part["refusal"])
-        else:
-            raise UnreadableError(f"{where} holds a part of type {kind!r} that guardrail cannot read")
-    return "".join(out)
+        raise UnreadableError(f"{where} is {f.describe(parts)}, not text or a list of parts")
+    return "".join(part_text(part, f"{where}[{j}]", echo) for j, part in enumerate(parts))
 
 
 def _str_or_none(value: Any, where: str) -> str:
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise UnreadableError(f"{where} is a {type(value).__name__}, not a string")
-    return value
+    return f.text(value, where)
 
 
 def _join(pieces: list[str]) -> str:
     return "\n".join(p for p in pieces if p)
 
 
-def _assistant_text(msg: Any, where: str) -> str:
+def _assistant_text(msg: Any, where: str, echo: f.Echo = None) -> str:
     """Every assistant-visible text of a message."""
-    text, _ = _message_pieces(msg, where, streamed=False)
+    text, _ = _message_pieces(msg, where, streamed=False, echo=echo)
     return text
 
 
-def _message_pieces(msg: Any, where: str, *, streamed: bool) -> tuple[str, list[tuple[Any, str]]]:
+def _audio_transcript(audio: Any, where: str, echo: f.Echo) -> str:
+    if audio is None:
+        return ""
+    audio = f.obj(audio, where)
+    f.check(audio, where, AUDIO_FIELDS, echo, read=("transcript",))
+    return f.text(audio.get("transcript"), f"{where}.transcript")
+
+
+def _message_pieces(msg: Any, where: str, *, streamed: bool, echo: f.Echo = None) -> tuple[str, list[tuple[Any, str]]]:
     """The text of a message, or (``streamed``) of a chunk's delta plus its raw tool-call argument pieces by tool-call
-    key: streamed arguments are pieces of one JSON document, read by an :class:`ArgumentsReader` per tool call."""
+    key: streamed arguments are pieces of one JSON document, read by an :class:`ArgumentsReader` per tool call.
+    Every field is read or text-free (:mod:`~guardrail.wire.fields`); anything else is unreadable."""
     if msg is None and streamed:
         return "", []
     if not isinstance(msg, dict):
-        raise UnreadableError(f"{where} is a {type(msg).__name__}, not an object")
-    pieces = [_parts_text(msg.get("content"), f"{where}.content"), _str_or_none(msg.get("refusal"), f"{where}.refusal")]
+        raise UnreadableError(f"{where} is {f.describe(msg)}, not an object")
+    f.check(msg, where, MESSAGE_FIELDS, echo, read=("content", "refusal", "audio", "tool_calls", "function_call"))
+    pieces = [_parts_text(msg.get("content"), f"{where}.content", echo), f.text(msg.get("refusal"), f"{where}.refusal"),
+              _audio_transcript(msg.get("audio"), f"{where}.audio", echo)]
     raw: list[tuple[Any, str]] = []
     calls = msg.get("tool_calls")
     if calls is not None:
         if not isinstance(calls, list):
             raise UnreadableError(f"{where}.tool_calls is not a list")
         for i, call in enumerate(calls):
-            fn = call.get("function") if isinstance(call, dict) else None
-            if not isinstance(call, dict) or (fn is None and not streamed):
-                raise UnreadableError(f"{where}.tool_calls[{i}] is not an object with a function")
-            if fn is None:
+            w = f"{where}.tool_calls[{i}]"
+            if not isinstance(call, dict):
+                raise UnreadableError(f"{w} is not an object with a function")
+            f.check(call, w, TOOL_CALL_FIELDS, echo, read=("function", "custom"))
+            fn, custom = call.get("function"), call.get("custom")
+            if fn is not None and custom is not None:
+                raise UnreadableError(f"{w} carries two tool-call shapes at once (function and custom)")
+            if custom is not None:  # a custom tool's input is free text
+                custom = f.obj(custom, f"{w}.custom")
+                f.check(custom, f"{w}.custom", FUNCTION_FIELDS, echo, read=("input",))
+                pieces.append(f.text(custom.get("input"), f"{w}.custom.input"))
                 continue
-            if not isinstance(fn, dict):
-                raise UnreadableError(f"{where}.tool_calls[{i}].function is not an object")
-            arguments = _str_or_none(fn.get("arguments"), f"{where}.tool_calls[{i}].function.arguments")
+            if fn is None:
+                if not streamed:
+                    raise UnreadableError(f"{w} is not an object with a function")
+                continue  # a streamed tool call's first piece: its id and type
+            fn = f.obj(fn, f"{w}.function")
+            f.check(fn, f"{w}.function", FUNCTION_FIELDS, echo, read=("arguments",))
+            arguments = f.text(fn.get("arguments"), f"{w}.function.arguments")
             if streamed:
                 key = call.get("index", i)
                 raw.append((("tool", key if isinstance(key, int) and not isinstance(key, bool) else i), arguments))
@@ -80,14 +130,29 @@ def _message_pieces(msg: Any, where: str, *, streamed: bool) -> tuple[str, list[
                 pieces.append(arguments_text(arguments))
     legacy = msg.get("function_call")
     if legacy is not None:
-        if not isinstance(legacy, dict):
-            raise UnreadableError(f"{where}.function_call is not an object")
-        arguments = _str_or_none(legacy.get("arguments"), f"{where}.function_call.arguments")
+        legacy = f.obj(legacy, f"{where}.function_call")
+        f.check(legacy, f"{where}.function_call", FUNCTION_FIELDS, echo, read=("arguments",))
+        arguments = f.text(legacy.get("arguments"), f"{where}.function_call.arguments")
         if streamed:
             raw.append((("function_call",), arguments))
         else:
             pieces.append(arguments_text(arguments))
     return ("".join(pieces), raw) if streamed else (_join(pieces), raw)
+
+
+def answer_shape(choice: dict[str, Any], where: str) -> str | None:
+    """Which answer a choice carries (``message``, ``delta`` or ``text``), None for none; two at once are
+    unreadable (a client may read either)."""
+    shapes = [k for k in ANSWER_SHAPES if k in choice]
+    if len(shapes) > 1:
+        raise UnreadableError(f"{where} carries two answer shapes at once ({' and '.join(shapes)})")
+    return shapes[0] if shapes else None
+
+
+def choice_text(choice: dict[str, Any], where: str, echo: f.Echo = None) -> str:
+    """The text of a chat completion's choice (``message``)."""
+    f.check(choice, where, CHOICE_FIELDS, echo, read=("message",))
+    return _assistant_text(choice["message"], f"{where}.message", echo)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,53 +163,10 @@ class Answer:
     text: str
 
 
-def read_answers(body: Any) -> list[Answer]:
-    """Every choice's text of a chat completion, completion or Responses API object; UnreadableError otherwise."""
-    if not isinstance(body, dict):
-        raise UnreadableError(f"the answer is a JSON {type(body).__name__}, not an object")
-    if body.get("object") == "response" or ("output" in body and "choices" not in body):
-        return [Answer(0, _response_text(body))]
-    choices = body.get("choices")
-    if not isinstance(choices, list) or not choices:
-        raise UnreadableError("the answer has no 'choices' list (not an OpenAI chat/completions/responses object)")
-    out = []
-    for i, choice in enumerate(choices):
-        where = f"choices[{i}]"
-        if not isinstance(choice, dict):
-            raise UnreadableError(f"{where} is a {type(choice).__name__}, not an object")
-        if "message" in choice:
-            out.append(Answer(i, _assistant_text(choice["message"], f"{where}.message")))
-        elif "text" in choice:
-            out.append(Answer(i, _str_or_none(choice["text"], f"{where}.text")))
-        else:
-            raise UnreadableError(f"{where} has neither 'message' nor 'text'")
-    return out
-
-
-def _response_text(body: dict[str, Any]) -> str:
-    output = body.get("output")
-    if not isinstance(output, list):
-        raise UnreadableError("the Responses API object has no 'output' list")
-    pieces = []
-    for i, item in enumerate(output):
-        where = f"output[{i}]"
-        if not isinstance(item, dict):
-            raise UnreadableError(f"{where} is not an object")
-        kind = item.get("type")
-        if kind == "message":
-            pieces.append(_parts_text(item.get("content"), f"{where}.content"))
-        elif kind in ("function_call", "custom_tool_call"):
-            pieces.append(arguments_text(_str_or_none(item.get("arguments", item.get("input")), f"{where}.arguments")))
-        elif kind in ("reasoning", "web_search_call", "file_search_call"):
-            continue  # not answer text
-        else:
-            raise UnreadableError(f"{where} has type {kind!r}, which guardrail cannot read")
-    return _join(pieces)
-
-
 def replace_answers(body: dict[str, Any], indices: set[int], text: str) -> dict[str, Any]:
-    """Replace the text of the given choices (all of a Responses object) by ``text``, drop their tool calls,
-    and mark them ``finish_reason: "content_filter"``. Returns ``body`` (changed in place)."""
+    """Replace the text of the given choices (all of a Responses object) by ``text``, drop every other text they
+    carry (tool calls, refusal, audio, annotations, logprobs), and mark them ``finish_reason: "content_filter"``.
+    Returns ``body`` (changed in place)."""
     if "choices" not in body:
         body["output"] = [{"type": "message", "role": "assistant", "status": "completed",
                            "content": [{"type": "output_text", "text": text, "annotations": []}]}]
@@ -155,11 +177,13 @@ def replace_answers(body: dict[str, Any], indices: set[int], text: str) -> dict[
         choice = body["choices"][i]
         if "message" in choice:
             msg = choice["message"]
-            for key in ("tool_calls", "function_call", "refusal"):
+            for key in ("tool_calls", "function_call", "refusal", "audio", "annotations"):
                 msg.pop(key, None)
             msg["content"] = text
         else:
             choice["text"] = text
+        if choice.get("logprobs") is not None:
+            choice["logprobs"] = None  # the tokens of the text it replaced
         choice["finish_reason"] = "content_filter"
     return body
 

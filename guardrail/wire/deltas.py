@@ -1,6 +1,12 @@
 """Stream deltas: the text each SSE event of a chat, completions or Responses stream adds to each choice
 (:func:`read_deltas`, :class:`DeltaReader`), and the rewriting of stream events (:func:`with_text` cuts one,
-:func:`stop_events` ends a stopped stream)."""
+:func:`stop_events` ends a stopped stream).
+
+An event is a chat or completions chunk (``choices``), a Responses event (``type: "response.*"``) or an error; one
+that is two of them, or that carries a field no reader knows to be text-free, is unreadable. A stream that mixes
+shapes (chunks and Responses events, chat deltas and completion texts) is unreadable too. Responses events that
+repeat a text in full are held against what was streamed: the part not streamed yet is new text, a disagreement is
+unreadable."""
 
 from __future__ import annotations
 
@@ -10,9 +16,13 @@ from typing import Any
 
 from guardrail.errors import UnreadableError
 
+from . import completions, responses
+from . import fields as f
 from .arguments import ArgumentsReader
-from .chat import _assistant_text, _message_pieces, _str_or_none
+from .chat import CHOICE_FIELDS, TOP_FIELDS, _message_pieces, answer_shape, choice_text
 from .sse import DONE, event_bytes
+
+_ERROR_EVENT: dict[str, f.Rule] = {**TOP_FIELDS, "error": responses.error}
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,36 +34,51 @@ class Delta:
     finish: str | None = None
     #: raw pieces of tool-call arguments (JSON text) by tool-call key; :class:`DeltaReader` turns them into text
     arguments: tuple[tuple[Any, str], ...] = ()
+    #: the pieces of ``text`` by where they sit (Responses events), for :class:`DeltaReader`
+    keyed: tuple[tuple[Any, str], ...] = ()
+    #: full texts repeated by the event, by key (Responses ``*.done``...): :class:`DeltaReader` reads what is new
+    snapshots: tuple[tuple[Any, str], ...] = ()
 
 
-def read_deltas(payload: Any) -> list[Delta]:
+def shape(payload: dict[str, Any]) -> str:
+    """'chunk' (``choices``), 'responses' (a Responses event) or 'error'; UnreadableError for none or two."""
+    chunk, event = "choices" in payload, responses.is_event(payload)
+    if chunk and event:
+        raise UnreadableError("a stream event is both a chat chunk and a Responses event (two answer shapes at once)")
+    if chunk:
+        return "chunk"
+    if event:
+        return "responses"
+    if "error" in payload:
+        return "error"
+    raise UnreadableError("a stream event has no 'choices' (not an OpenAI chunk)")
+
+
+def read_deltas(payload: Any, echo: f.Echo = None) -> list[Delta]:
     """The pieces of one streamed chunk (chat, completions or Responses events); UnreadableError for a shape that is
     not one of them. An ``{"error": ...}`` event carries no answer text. Tool-call arguments stay raw JSON pieces in
-    ``Delta.arguments``: read a stream with :class:`DeltaReader`, which keeps their state across events."""
+    ``Delta.arguments`` and repeated full texts in ``Delta.snapshots``: read a stream with :class:`DeltaReader`,
+    which keeps their state across events. ``echo``: the strings the request carried (see
+    :func:`~guardrail.wire.fields.echo`)."""
     if not isinstance(payload, dict):
         raise UnreadableError(f"a stream event is a JSON {type(payload).__name__}, not an object")
-    kind = payload.get("type")
-    if isinstance(kind, str) and kind.startswith("response."):
-        if kind in ("response.output_text.delta", "response.refusal.delta", "response.custom_tool_call_input.delta"):
-            return [Delta(0, _str_or_none(payload.get("delta"), f"{kind}.delta"))]
-        if kind == "response.function_call_arguments.delta":
-            key = ("response", payload.get("output_index", payload.get("item_id", 0)))
-            return [Delta(0, "", None, ((key, _str_or_none(payload.get("delta"), f"{kind}.delta")),))]
-        if kind in ("response.completed", "response.incomplete", "response.failed"):
-            return [Delta(0, "", kind)]
-        return []  # created, in_progress, *.done, added...: the text came in the deltas
-    if "choices" not in payload:
-        if "error" in payload:
-            return []
-        raise UnreadableError("a stream event has no 'choices' (not an OpenAI chunk)")
+    kind = shape(payload)
+    if kind == "responses":
+        ev = responses.read_event(payload, echo)
+        return [Delta(0, "".join(t for _, t in ev.pieces), ev.finish, ev.arguments, ev.pieces, ev.snapshots)]
+    if kind == "error":
+        f.check(payload, "a stream event", _ERROR_EVENT, echo)
+        return []
+    f.check(payload, "a stream event", TOP_FIELDS, echo, read=("choices",))
     choices = payload["choices"]
     if not isinstance(choices, list):
         raise UnreadableError("a stream event's 'choices' is not a list")
     out = []
+    shapes = set()
     for pos, choice in enumerate(choices):
         where = f"choices[{pos}]"
         if not isinstance(choice, dict):
-            raise UnreadableError(f"{where} of a stream event is a {type(choice).__name__}, not an object")
+            raise UnreadableError(f"{where} of a stream event is {f.describe(choice)}, not an object")
         index = choice.get("index", pos)
         if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < 1024:
             raise UnreadableError(f"{where}.index is not a small integer")
@@ -61,65 +86,122 @@ def read_deltas(payload: Any) -> list[Delta]:
         if finish is not None and not isinstance(finish, str):
             raise UnreadableError(f"{where}.finish_reason is not a string")
         raw: list[tuple[Any, str]] = []
-        if "delta" in choice:
-            text, raw = _message_pieces(choice["delta"], f"{where}.delta", streamed=True)
-        elif "text" in choice:
-            text = _str_or_none(choice["text"], f"{where}.text")
-        elif "message" in choice:  # some servers send whole messages in chunks
-            text = _assistant_text(choice["message"], f"{where}.message")
+        answer = answer_shape(choice, where)
+        shapes.add(answer)
+        if answer == "delta":
+            f.check(choice, where, CHOICE_FIELDS, echo, read=("delta",))
+            text, raw = _message_pieces(choice["delta"], f"{where}.delta", streamed=True, echo=echo)
+        elif answer == "text":
+            text = completions.choice_text(choice, where, echo)
+        elif answer == "message":  # some servers send whole messages in chunks
+            text = choice_text(choice, where, echo)
         else:
+            f.check(choice, where, CHOICE_FIELDS, echo)
             text = ""
         out.append(Delta(index, text, finish, tuple(raw)))
+    if {"delta", "text"} <= shapes:
+        raise UnreadableError("a stream event mixes chat deltas and completion texts (two answer shapes at once)")
     return out
 
 
 class DeltaReader:
     """:func:`read_deltas` for one stream: tool-call arguments, streamed as raw pieces of JSON, come out as the text
-    of their string values (as :func:`arguments_text` reads a whole one), each character read once."""
+    of their string values (as :func:`arguments_text` reads a whole one), each character read once; a full text
+    repeated by a Responses event adds only what was not streamed (and a text that disagrees with what was streamed
+    is unreadable); a stream that changes shape is unreadable."""
 
-    def __init__(self) -> None:
+    def __init__(self, echo: f.Echo = None) -> None:
+        self.echo = echo
         self._readers: dict[tuple[int, Any], ArgumentsReader] = {}
         self._seen: set[int] = set()  # choices that have had text
+        self._so_far: dict[tuple[int, Any], str] = {}  # keyed text (and raw arguments) streamed so far
+        self._shapes: set[str] = set()
 
     def read(self, payload: Any) -> list[Delta]:
+        deltas = read_deltas(payload, self.echo)
+        kind = shape(payload)
+        if kind != "error":
+            self._shapes.add(kind)
+            if len(self._shapes) > 1:
+                raise UnreadableError("the stream mixes chat chunks and Responses events (two answer shapes at once)")
         out = []
-        for d in read_deltas(payload):
-            text = [d.text]
+        for d in deltas:
+            text: list[str] = [] if d.keyed else [d.text]
+            for key, piece in d.keyed:
+                text.append(self._text(d.index, key, piece))
             for key, piece in d.arguments:
-                reader = self._readers.get((d.index, key))
-                if reader is None:
-                    reader = self._readers[(d.index, key)] = ArgumentsReader()
-                    if d.index in self._seen or d.text:
-                        text.append("\n")  # a tool call's text starts on its own line
-                text.append(reader.feed(piece))
+                text.append(self._arguments(d.index, key, piece, bool("".join(text))))
+            for key, full in d.snapshots:
+                rest = self._rest(d.index, key, full)
+                if not rest:
+                    continue
+                if key[0] == "args":
+                    text.append(self._arguments(d.index, key, rest, bool("".join(text))))
+                else:
+                    text.append(self._text(d.index, key, rest))
             joined = "".join(text)
             if joined.strip():
                 self._seen.add(d.index)
-            out.append(Delta(d.index, joined, d.finish) if d.arguments else d)
+            out.append(Delta(d.index, joined, d.finish) if d.arguments or d.keyed or d.snapshots else d)
         return out
+
+    def _text(self, index: int, key: Any, piece: str) -> str:
+        """A keyed piece of text; a new key starts on its own line."""
+        k = (index, key)
+        before = self._so_far.get(k)
+        self._so_far[k] = (before or "") + piece
+        if not before and piece and index in self._seen:
+            return "\n" + piece
+        return piece
+
+    def _arguments(self, index: int, key: Any, piece: str, text_before: bool) -> str:
+        """A raw piece of a tool call's arguments, as the text of their string values."""
+        k = (index, key)
+        self._so_far[k] = self._so_far.get(k, "") + piece
+        reader = self._readers.get(k)
+        sep = ""
+        if reader is None:
+            reader = self._readers[k] = ArgumentsReader()
+            if index in self._seen or text_before:
+                sep = "\n"  # a tool call's text starts on its own line
+        return sep + reader.feed(piece)
+
+    def _rest(self, index: int, key: Any, full: str) -> str:
+        """What a repeated full text adds to what was streamed under its key."""
+        so_far = self._so_far.get((index, key), "")
+        if full == so_far:
+            return ""
+        if not full.startswith(so_far):
+            raise UnreadableError("a stream event repeats a text that disagrees with what the stream sent before")
+        return full[len(so_far):]
 
 
 def only_content(payload: Any) -> bool:
-    """True when the event's text comes from one chat ``delta.content`` string or completions ``text`` (so it
-    can be cut with :func:`with_text`)."""
+    """True when the event's only text is one chat ``delta.content`` string or one completions ``text`` (so it can be
+    cut with :func:`with_text`): no other text field of the delta, the choice or the event holds anything."""
     try:
+        if not isinstance(payload, dict) or "type" in payload:
+            return False
         (choice,) = payload["choices"]
-        if "delta" in choice:
+        if answer_shape(choice, "choices[0]") == "delta":
             d = choice["delta"]
-            return isinstance(d.get("content"), str) and not any(d.get(k) for k in ("refusal", "tool_calls", "function_call"))
+            return isinstance(d.get("content"), str) and not any(v for k, v in d.items() if k not in ("content", "role"))
         return isinstance(choice.get("text"), str)
-    except (KeyError, TypeError, ValueError, AttributeError):
+    except (KeyError, TypeError, ValueError, AttributeError, UnreadableError):
         return False
 
 
 def with_text(payload: dict[str, Any], text: str) -> bytes:
-    """The event with its single choice's text replaced (used to cut an event at the last passed sentence)."""
+    """The event with its single choice's text replaced (used to cut an event at the last passed sentence); its
+    logprobs (tokens of the whole text) are dropped."""
     out = json.loads(json.dumps(payload))
     choice = out["choices"][0]
     if "delta" in choice:
         choice["delta"]["content"] = text
     else:
         choice["text"] = text
+    if choice.get("logprobs") is not None:
+        choice["logprobs"] = None
     choice["finish_reason"] = None
     return event_bytes(out)
 
@@ -129,7 +211,7 @@ def stop_events(template: Any, indices: list[int], text: str | None, info: dict[
     fallback text and a ``guardrail`` field), then ``[DONE]``; in the shape of ``template`` (the last event)."""
     base = template if isinstance(template, dict) else {}
     if str(base.get("type", "")).startswith("response."):
-        events = []
+        events: list[dict[str, Any]] = []
         if text:
             events.append({"type": "response.output_text.delta", "delta": text})
         events.append({"type": "response.incomplete", "response": {"status": "incomplete",

@@ -28,10 +28,13 @@ class SSEEvent:
 
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
+_BOM = b"\xef\xbb\xbf"
+_FIELDS = (b"event", b"id", b"retry")
 
 
 class SSEParser:
-    """Incremental Server-Sent Events parser (WHATWG rules for lines and fields).
+    """Incremental Server-Sent Events parser (WHATWG rules for lines and fields: a leading BOM is skipped, ``data:``
+    with or without one space, CR, LF or CRLF line ends, comments, multi-line data joined by LF).
 
     ``feed(bytes)`` returns the events completed by these bytes; ``close()`` the last one if the
     stream ended without a blank line. Bytes are scanned once; an event over ``max_event_bytes`` raises
@@ -45,11 +48,17 @@ class SSEParser:
         self._line_start = 0
         self._data: list[bytes] = []
         self._has_field = False
+        self._bom_checked = False
+        self._strange = False  # a line that is not a field every client reads the same way
 
     def feed(self, data: bytes) -> list[SSEEvent]:
         self._buf += data
         events: list[SSEEvent] = []
         buf = self._buf
+        if not self._bom_checked:
+            if len(buf) < len(_BOM) and _BOM.startswith(bytes(buf)):
+                return events  # maybe the first bytes of a BOM: wait
+            self._skip_bom()
         while True:
             m = _LINE_END.search(buf, self._scan)
             if m is None or (m.group() == b"\r" and m.end() == len(buf)):
@@ -72,6 +81,8 @@ class SSEParser:
         """End of stream: an event still open (no blank line after it) is dispatched, as browsers do not but an
         answer must not be lost."""
         buf = self._buf
+        if not self._bom_checked:
+            self._skip_bom()
         if self._line_start < len(buf):
             line = bytes(buf[self._line_start :]).rstrip(b"\r")
             if line:
@@ -85,6 +96,12 @@ class SSEParser:
         self._line_start = self._scan = 0
         return [self._dispatch(raw)]
 
+    def _skip_bom(self) -> None:
+        """One BOM at the start of the stream is not part of it (WHATWG); it stays in the first event's bytes."""
+        self._bom_checked = True
+        if self._buf.startswith(_BOM):
+            self._line_start = self._scan = len(_BOM)
+
     def _field(self, line: bytes) -> None:
         self._has_field = True
         if line.startswith(b":"):
@@ -94,9 +111,16 @@ class SSEParser:
             value = value[1:]
         if name == b"data":
             self._data.append(value)
+        elif name not in _FIELDS:
+            # a browser ignores it, a lenient client may not (" data:", "Data:", a second BOM): not read the same way
+            self._strange = True
 
     def _dispatch(self, raw: bytes) -> SSEEvent:
         data, self._data, self._has_field = self._data, [], False
+        if self._strange:
+            self._strange = False
+            return SSEEvent(raw, malformed="a line of the event is not an SSE field (data, event, id, retry) or a "
+                                           "comment, so clients may read the event differently")
         if not data:
             return SSEEvent(raw, empty=True)
         joined = b"\n".join(data)

@@ -1,0 +1,231 @@
+"""The event-stream strategy of :class:`guardrail.asgi.GuardrailMiddleware`, and the pieces its responders share.
+
+An SSE answer (``text/event-stream``, or a 2xx body that turns out to hold one) is parsed incrementally and its events
+go through the one releaser, :class:`guardrail.stream.release.ReleaseGate`, by way of :class:`SSEEvents` (a thin
+adapter: an event's text per choice, cutting an event, the stop events, marking the end). Block / fallback mode:
+events go out once all their text passed; a failing sentence ends the stream with ``finish_reason:
+"content_filter"``. Flag / pass mode: events go out as they come and the answer is checked after the last one, in the
+background.
+
+An answer the guard cannot read (an unknown ``Content-Encoding``, an event it cannot read) follows ``on_error``:
+stopped (block / fallback mode, ``fail_closed``), or delivered and marked as unchecked: ``x-guardrail-action`` and
+``x-guardrail-outcome: unchecked`` headers when that is known before the first byte, else a ``guardrail`` field
+(``{"action", "outcome": "unchecked", "reasons"}``) on the event that ends the answer. Flag mode never stops a
+stream: with ``fail_closed`` the unreadable answer is flagged (``action: flag``), with ``fail_open`` passed
+(``action: pass``), as JSON answers are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from guardrail import wire
+from guardrail.errors import UnreadableError
+from guardrail.stream.release import Reading, ReleaseGate
+from guardrail.verdict import Verdict
+
+if TYPE_CHECKING:
+    from guardrail.guard import Guard
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+# --------------------------------------------------------------------------- shared helpers
+def header(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> str | None:
+    for k, v in headers:
+        if k.lower() == name:
+            return v.decode("latin-1")
+    return None
+
+
+def without(headers: Iterable[tuple[bytes, bytes]], *names: bytes) -> list[tuple[bytes, bytes]]:
+    return [(k, v) for k, v in headers if k.lower() not in names]
+
+
+def info(verdict: Verdict) -> dict[str, Any]:
+    return {"action": verdict.action, "outcome": verdict.outcome, "reasons": list(verdict.reasons)}
+
+
+def unchecked_info(verdict: Verdict) -> dict[str, Any]:
+    """The mark of an answer delivered (in part) unchecked, in the body: what was done, and why."""
+    return {"action": verdict.action, "outcome": "unchecked", "reasons": list(verdict.reasons)}
+
+
+def unchecked_headers(verdict: Verdict) -> list[tuple[bytes, bytes]]:
+    """The mark of an answer delivered unchecked, in the headers."""
+    return [(b"x-guardrail-action", verdict.action.encode()), (b"x-guardrail-outcome", b"unchecked")]
+
+
+class Exchange(Protocol):
+    """What the stream responder uses of the request it answers (``guardrail.asgi._Exchange``)."""
+
+    guard: Guard
+    started: float
+    closed: bool
+    send: Send
+
+    def question_contexts(self) -> tuple[str, list[str]]: ...
+
+    def echo(self) -> frozenset[str]: ...
+
+    def unchecked(self, exc: Exception) -> Verdict: ...
+
+    async def refuse(self, verdict: Verdict) -> None: ...
+
+    def spawn(self, coro: Awaitable[Any]) -> None: ...
+
+
+Ex = TypeVar("Ex", bound=Exchange)
+
+
+class Responder(ABC, Generic[Ex]):
+    """One strategy per kind of answer: what to do with the response start and each body piece."""
+
+    def __init__(self, ex: Ex) -> None:
+        self.ex = ex
+
+    @abstractmethod
+    async def start(self, message: Message) -> None:
+        """The app's ``http.response.start``."""
+
+    @abstractmethod
+    async def body(self, data: bytes, more: bool) -> None:
+        """One ``http.response.body`` piece (``more``: not the last)."""
+
+
+# --------------------------------------------------------------------------- the adapter
+class SSEEvents:
+    """ChunkAdapter for the events of an OpenAI event stream (chat completions, completions, Responses API)."""
+
+    def __init__(self, echo: frozenset[str] | None = None) -> None:
+        # one per stream: tool-call arguments arrive as pieces of JSON; echo: the request's strings (see wire.fields)
+        self.deltas = wire.DeltaReader(echo=echo)
+        self.template: Any = None  # the last readable payload: the stop events take its shape
+
+    def read(self, ev: wire.SSEEvent) -> Reading:
+        if ev.done:
+            return Reading({}, True)
+        if ev.empty:
+            return Reading({})
+        if ev.malformed is not None:
+            raise UnreadableError(f"the stream sent an event that guardrail cannot read: {ev.malformed}")
+        try:
+            deltas = self.deltas.read(ev.payload)
+        except UnreadableError as exc:
+            raise UnreadableError(f"the stream sent an event that guardrail cannot read: {exc}") from None
+        self.template = ev.payload
+        texts: dict[int, str] = {}
+        for d in deltas:
+            texts[d.index] = texts.get(d.index, "") + d.text
+        return Reading(texts, any(d.finish is not None for d in deltas))
+
+    def cut(self, ev: wire.SSEEvent, choice: int, text: str) -> wire.SSEEvent | None:
+        if not wire.only_content(ev.payload):
+            return None  # tool-call or refusal pieces are never cut
+        return wire.SSEEvent(wire.with_text(ev.payload, text))
+
+    def stop_items(self, choices: Sequence[int], text: str | None, verdict: Verdict) -> list[wire.SSEEvent]:
+        return [wire.SSEEvent(wire.stop_events(self.template, list(choices) or [0], text, info(verdict)), done=True)]
+
+    def mark(self, ev: wire.SSEEvent, verdict: Verdict) -> wire.SSEEvent | None:
+        if not isinstance(ev.payload, dict):
+            return None  # [DONE]: the mark goes on a JSON event
+        payload = {**ev.payload, "guardrail": unchecked_info(verdict)}
+        return wire.SSEEvent(wire.event_bytes(payload), payload)
+
+
+# --------------------------------------------------------------------------- the strategy
+class StreamResponder(Responder[Exchange]):
+    """An SSE answer, through the release gate. ``buffered``: an event stream found in a complete body (sent with
+    another label), checked as a stream and sent as one body."""
+
+    def __init__(self, ex: Exchange, *, buffered: bool = False) -> None:
+        super().__init__(ex)
+        self.buffered = buffered
+        self.parser = wire.SSEParser()
+        self.decoder: wire.Decoder | None = None
+        self.gate: ReleaseGate[wire.SSEEvent] | None = None  # None: the body goes out as received (unread)
+        self.start_msg: Message = {}
+        self.out: list[bytes] = []
+
+    async def start(self, message: Message, decoded: bool = False) -> None:
+        ex = self.ex
+        headers = list(message.get("headers", []))
+        if not decoded:
+            try:
+                self.decoder = wire.Decoder(header(headers, b"content-encoding"))
+            except UnreadableError as exc:  # nothing is sent yet: on_error decides for the whole answer
+                verdict = ex.unchecked(exc)
+                if verdict.blocked:
+                    await ex.refuse(verdict)
+                else:  # delivered as received, marked
+                    await self._start({**message, "headers": headers + unchecked_headers(verdict)})
+                return
+        question, contexts = ex.question_contexts()
+        self.gate = ReleaseGate(lambda: ex.guard.stream(question, contexts), SSEEvents(ex.echo()), ex.started)
+        await self._start({**message, "headers": without(headers, b"content-length", b"content-encoding")})
+
+    async def _start(self, message: Message) -> None:
+        if self.buffered:
+            self.start_msg = message
+        else:
+            await self.ex.send(message)
+
+    def _parse(self, data: bytes, more: bool) -> list[wire.SSEEvent]:
+        if self.decoder is not None:
+            data = self.decoder.decode(data)
+            if not more:
+                data += self.decoder.flush()
+        events = self.parser.feed(data)
+        if not more:
+            events += self.parser.close()
+        return events
+
+    async def body(self, data: bytes, more: bool) -> None:
+        gate = self.gate
+        if gate is None:  # unread: as received
+            await self._emit([data], final=not more)
+            return
+        try:
+            events = self._parse(data, more)
+        except UnreadableError as exc:  # the rest cannot be read (corrupt encoding, an oversized event): it ends here
+            gate.abort(exc)
+            events = []
+        due = False
+        for ev in events:
+            due = gate.offer(ev) or due
+            if gate.stopped:
+                break
+        items = await asyncio.to_thread(gate.take) if due else gate.take()
+        chunks = [ev.raw for ev in items]
+        if gate.stopped or (not more and gate.holds):
+            last, _ = await gate.aend()
+            await self._emit(chunks + [ev.raw for ev in last], final=True)
+        elif not more:
+            # flag / pass mode: the client has every byte; the check runs in the background, so the connection is
+            # free for its next request instead of waiting for this verdict (recorded by the guard's observer)
+            await self._emit(chunks, final=True)
+            self.ex.spawn(gate.aend())
+        else:
+            await self._emit(chunks, final=False)
+
+    async def _emit(self, chunks: list[bytes], final: bool) -> None:
+        if final:
+            self.ex.closed = True
+        if self.buffered:
+            self.out.extend(chunks)
+            if final:
+                body = b"".join(self.out)
+                headers = list(self.start_msg["headers"]) + [(b"content-length", str(len(body)).encode())]
+                await self.ex.send({**self.start_msg, "headers": headers})
+                await self.ex.send({"type": "http.response.body", "body": body, "more_body": False})
+            return
+        body = b"".join(chunks)
+        if body or final:
+            await self.ex.send({"type": "http.response.body", "body": body, "more_body": not final})

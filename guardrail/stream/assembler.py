@@ -1,0 +1,80 @@
+"""Sentence assembly for streams: text in, complete sentences out.
+
+The cost is linear in the answer's length however it is chunked: only the text not yet released is re-split, only
+when a chunk may have ended a sentence, and a run longer than ``max_sentence_chars`` without a boundary comes out as
+one piece.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from guardrail.text import Span, split_sentences
+
+#: characters that may end a sentence: only a chunk holding one (or the few characters after one) re-splits the tail
+_TERMINATOR = re.compile(r"[.!?…:;\n。！？]")
+#: characters after a terminator within which the splitter may still place a boundary there
+_SETTLE = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """One complete sentence of a streamed answer."""
+
+    #: the sentence as split (what is checked)
+    text: str
+    #: its first character's offset in the answer
+    start: int
+    #: the offset just after it: releasing it releases the answer up to here
+    end: int
+
+
+class SentenceAssembler:
+    """Text in (:meth:`feed`), complete sentences out (:meth:`sentences`), released text out (:meth:`release`).
+
+    It holds the text not yet released; :meth:`sentences` does not consume it (a sentence that fails is never
+    released), :meth:`release` does.
+    """
+
+    def __init__(self, max_sentence_chars: int = 2000) -> None:
+        self.max_sentence_chars = max_sentence_chars
+        self._tail = ""  # fed and not yet released
+        self._tail_start = 0  # its offset in the answer
+        self._since_terminator: int | None = None  # characters fed since the last terminator
+
+    @property
+    def end(self) -> int:
+        """Characters fed so far."""
+        return self._tail_start + len(self._tail)
+
+    def feed(self, chunk: str) -> bool:
+        """Add text; True when a sentence may have ended, so :meth:`sentences` may find a new one (cheap: fine on an
+        event loop)."""
+        self._tail += chunk
+        last = max((m.end() for m in _TERMINATOR.finditer(chunk)), default=None)
+        if last is not None:
+            self._since_terminator = len(chunk) - last
+        elif self._since_terminator is not None:
+            self._since_terminator += len(chunk)
+            if self._since_terminator > _SETTLE + len(chunk):
+                self._since_terminator = None  # the splitter has seen enough after it: no boundary there
+        return self._since_terminator is not None or len(self._tail) > self.max_sentence_chars
+
+    def sentences(self, *, final: bool = False) -> list[Sentence]:
+        """The complete sentences of the text not yet released (``final``: the end of the answer, so all of them)."""
+        tail = self._tail
+        spans = split_sentences(tail)
+        complete = spans if final else spans[:-1]
+        if not complete and not final and len(tail) > self.max_sentence_chars:
+            cut = tail.rfind(" ", 0, self.max_sentence_chars)
+            complete = [Span(0, cut if cut > 0 else self.max_sentence_chars)]
+        base = self._tail_start
+        return [Sentence(tail[s.start : s.end], base + s.start, base + s.end) for s in complete]
+
+    def release(self, end: int) -> str:
+        """Hand out the text up to offset ``end`` of the answer (the end of a passed sentence, or :attr:`end`)."""
+        n = max(0, min(end, self.end) - self._tail_start)
+        out, self._tail = self._tail[:n], self._tail[n:]
+        self._tail_start += n
+        return out

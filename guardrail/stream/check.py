@@ -1,0 +1,369 @@
+"""Checking a streamed answer, one choice: each sentence scored once, the stream's verdict at the end.
+
+- flag / pass policies: every chunk is released at once (time to first token is untouched); the whole answer is
+  checked when the stream ends.
+- block / fallback policies: a sentence is released only after it passed. The first failing sentence stops the
+  stream: nothing of it, or after it, is released. With ``aggregate="mean"`` no sentence decides alone, so nothing is
+  released before the end, where the whole answer is delivered or blocked.
+
+Released text is always an exact prefix of the generated text (chunks are never rewritten). Every decision is
+:mod:`guardrail.decision`'s; the guard is reached through the :class:`StreamChecker` protocol, so this module
+imports nothing of ``guard.py``.
+
+>>> s = guard.stream(question, contexts)                      # doctest: +SKIP
+>>> for chunk in llm_chunks:                                  # doctest: +SKIP
+...     send(s.feed(chunk))
+...     if s.stopped: break
+>>> end = s.finish(); send(end.text); end.verdict             # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+import numpy as np
+
+from guardrail.checks.evaluator import CheckTimings, Evaluation, Evaluator
+from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
+from guardrail.checks.relevance import RetrievalRelevance
+from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_fails, streams_hold_to_end
+from guardrail.errors import UncheckableError, UnreadableError
+from guardrail.policy import Action, Policy
+from guardrail.stream.assembler import Sentence, SentenceAssembler
+from guardrail.stream.state import ReleaseState
+from guardrail.verdict import Scores, Timings, Verdict
+
+__all__ = ["StreamChecker", "StreamEnd", "StreamGuard"]
+
+T = TypeVar("T")
+STREAMING, HOLDING, STOPPED, FINISHED = (ReleaseState.STREAMING, ReleaseState.HOLDING, ReleaseState.STOPPED,
+                                         ReleaseState.FINISHED)
+
+
+class StreamChecker(Protocol):
+    """The calls a stream makes to its guard (:class:`guardrail.guard.Guard` implements them)."""
+
+    policy: Policy
+    evaluator: Evaluator
+
+    def score(self, fn: Callable[..., T], *args: Any) -> T: ...
+
+    def start(self, fn: Callable[..., T], *args: Any) -> Future[T]: ...
+
+    def check(self, question: str, contexts: Sequence[str], response: str, *,
+              time_to_first_token: float | None = None, generation: float | None = None) -> Verdict: ...
+
+    def classify(self, exc: BaseException) -> tuple[str, str]: ...
+
+    def error_verdict(self, exc: BaseException, response: str, *, timings: Timings) -> Verdict: ...
+
+    def report(self, verdict: Verdict, question: str | None = None,
+               contexts: Sequence[str] | None = None) -> Verdict: ...
+
+
+class StreamEnd(NamedTuple):
+    #: text released by finish() (the checked tail of the answer; "" if the stream was stopped)
+    text: str
+    verdict: Verdict
+
+
+@dataclass
+class _Tally:
+    """What the checked sentences add up to."""
+
+    evidence: list[SentenceEvidence] = field(default_factory=list)
+    pairs: int = 0
+    tokens: int = 0
+    faithfulness_s: float = 0.0
+    retrieval_s: float = 0.0
+
+
+class StreamGuard:
+    """Per-stream state; one instance per generated answer (not shared between requests).
+
+    ``state`` (:class:`~guardrail.stream.state.ReleaseState`) says where it stands: ``STREAMING`` (flag / pass mode,
+    or unchecked from here on after an error with ``on_error: fail_open``), ``HOLDING`` (block / fallback mode),
+    ``STOPPED`` or ``FINISHED``. Sentences come from a :class:`~guardrail.stream.assembler.SentenceAssembler` and
+    are scored once each; the decision is :func:`guardrail.decision.decide`'s.
+    """
+
+    def __init__(self, guard: StreamChecker, question: str, contexts: Sequence[str], *,
+                 max_sentence_chars: int = 2000) -> None:
+        self.guard = guard
+        self.policy = guard.policy
+        self.question = question
+        self.contexts = list(contexts)
+        #: the mode: hold text back until it passed (block / fallback); the state may leave it (fail open)
+        self.holds = self.policy.action in ("block", "fallback")
+        self.state = HOLDING if self.holds else STREAMING
+        self._sentences = SentenceAssembler(max_sentence_chars)
+        self._parts: list[str] = []  # every chunk fed, in order
+        self._length = 0
+        #: characters of the answer released so far (an exact prefix)
+        self.released = 0
+        self._tally = _Tally()
+        self._retrieval: tuple[RetrievalRelevance | None] | None = None  # (result,) once the check ran
+        self._stop_reason: str | None = None  # stopped from outside the text (:meth:`stop`)
+        self._error: BaseException | None = None  # scoring failed, or part of the answer went out unchecked
+        self._failed = False  # a real failure was found (it wins over any error)
+        self._end: StreamEnd | None = None
+        # hold mode: the retrieval check needs only the question and the chunks, so it starts now and runs while the
+        # model writes its first sentence, instead of after it (it is the larger part of the first sentence's wait)
+        self._retrieval_started: Future[RetrievalRelevance | None] | BaseException | None = None
+        self._retrieval_t0 = time.perf_counter()
+        if self.holds and self.policy.retrieval_relevance is not None and guard.evaluator.relevance_check is not None:
+            try:
+                self._retrieval_started = guard.start(self._timed_retrieval)
+            except Exception as exc:  # noqa: BLE001 - e.g. overload: raised where the check's result is needed
+                self._retrieval_started = exc
+
+    # ----------------------------------------------------------------- state
+    @property
+    def hold(self) -> bool:
+        """Text is held back until it passed."""
+        return self.state is HOLDING
+
+    @property
+    def stopped(self) -> bool:
+        return self.state is STOPPED
+
+    @property
+    def max_sentence_chars(self) -> int:
+        return self._sentences.max_sentence_chars
+
+    @property
+    def text(self) -> str:
+        """Everything generated so far."""
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    # ----------------------------------------------------------------- feeding
+    def feed(self, chunk: str) -> str:
+        """Add generated text; return the text that may be delivered now ("" while held back)."""
+        if not self.state.open or not chunk:
+            return ""
+        if self.add(chunk):
+            return self.release()
+        return chunk if self.state is STREAMING else ""
+
+    def add(self, chunk: str) -> bool:
+        """Cheap part of :meth:`feed` (fine on an event loop): append the text; True when :meth:`release` (which
+        scores; run it in a thread) has work to do. In flag mode always False."""
+        if not self.state.open or not chunk:
+            return False
+        self._parts.append(chunk)
+        self._length += len(chunk)
+        if self.state is STREAMING:
+            self.released = self._length
+            return False
+        due = self._sentences.feed(chunk)
+        limit = self.guard.evaluator.faithfulness_config.max_response_chars
+        if self._length > limit:  # over the limit: unchecked from here, refused before any more model work
+            self._error = UncheckableError(
+                f"the streamed answer is over {limit:,} characters (max_response_chars); raise the limit to check it")
+            self.guard.error_verdict(self._error, "", timings=Timings(0.0))  # logged and counted, once
+            if self.policy.on_error == "fail_closed":
+                self.state = STOPPED
+                return False
+            self.state = STREAMING  # fail_open: delivered unchecked from here on; release() hands out the held text
+            return True
+        return due and not streams_hold_to_end(self.policy)  # mean: decided at the end, on the whole answer
+
+    def release(self) -> str:
+        """Check the sentences completed so far; return the newly released text."""
+        if self.state is STREAMING:  # e.g. switched to fail-open delivery: the held text goes out unchecked
+            self.released = self._length
+            return self._sentences.release(self._length)
+        if self.state is not HOLDING or streams_hold_to_end(self.policy):
+            return ""
+        return self._check(self._sentences.sentences(), final=False)
+
+    async def afeed(self, chunk: str) -> str:
+        """As :meth:`feed`; in hold mode the splitting and scoring run off the event loop."""
+        if self.state is not HOLDING:
+            return self.feed(chunk)
+        import asyncio  # in the async paths only: sync users' cold start does not pay for asyncio
+
+        return await asyncio.to_thread(self.feed, chunk)
+
+    def finish(self, *, time_to_first_token: float | None = None, generation: float | None = None) -> StreamEnd:
+        """End of the generation: check what is left and return the final verdict (reported once)."""
+        if self._end is not None:
+            return self._end
+        if not self.holds:  # flag / pass mode: the whole answer is checked now
+            verdict = self.guard.check(self.question, self.contexts, self.text,
+                                       time_to_first_token=time_to_first_token, generation=generation)
+            self.state = FINISHED
+            self._end = StreamEnd("", verdict)
+            return self._end
+        tail = ""
+        if self.state is HOLDING:
+            tail = self._check(self._sentences.sentences(final=True), final=True)
+        elif self.state is STREAMING:
+            tail = self.release()
+        verdict = self.guard.report(self._verdict(time_to_first_token, generation), self.question, self.contexts)
+        if self.state is not STOPPED:
+            self.state = FINISHED
+        self._end = StreamEnd(tail, verdict)
+        return self._end
+
+    async def afinish(self, *, time_to_first_token: float | None = None, generation: float | None = None) -> StreamEnd:
+        import asyncio
+
+        return await asyncio.to_thread(lambda: self.finish(time_to_first_token=time_to_first_token, generation=generation))
+
+    def stop(self, reason: str, check: str = "format") -> None:
+        """Stop the stream for a reason found outside the text (e.g. an unreadable upstream event): the answer is
+        unchecked from there on, and a hold-mode stream follows ``on_error`` (the caller decides to call this)."""
+        self.state = STOPPED
+        self._stop_reason = reason
+        self.guard.error_verdict(UnreadableError(reason), "", timings=Timings(0.0))  # logged and counted
+
+    def halt(self) -> None:
+        """Stop taking text in because another choice of the same answer stopped: the verdict covers what was checked
+        (nothing more is scored), and nothing more is released."""
+        if self.state.open:
+            self.state = STOPPED
+
+    def note_unchecked(self, exc: BaseException) -> None:
+        """Part of the answer went out unread (``on_error: fail_open``; counted by the caller): unless a real failure
+        is found, the verdict is an error, not a pass. Held streams only (a flag-mode verdict is the guard's)."""
+        if self._error is None:
+            self._error = exc
+
+    # ----------------------------------------------------------------- checking
+    def _check(self, sentences: Sequence[Sentence], final: bool) -> str:
+        """Score sentences in order while they pass; release the passed ones (at the end, with what follows them)."""
+        if streams_hold_to_end(self.policy):
+            return self._check_whole(sentences) if final else ""
+        end = self.released
+        for s in sentences:
+            if not self._passes(s.text, s.start):
+                self.state = STOPPED
+                break
+            end = s.end
+        if final and self.state is HOLDING:
+            end = self._length  # trailing whitespace
+        self.released = max(self.released, end)
+        return self._sentences.release(end)
+
+    def _check_whole(self, sentences: Sequence[Sentence]) -> str:
+        """``aggregate="mean"``: at the end every sentence is scored and the mean decides for the whole answer
+        (delivered whole, or blocked whole)."""
+        for s in sentences:
+            if not self._passes(s.text, s.start):
+                self.state = STOPPED
+                return ""
+        checked = [e.score for e in self._tally.evidence if e.score is not None]
+        if mean_fails(self.policy, checked, faithfulness_limit(self.policy, 0.5)):
+            self._failed = True
+            self.state = STOPPED
+            return ""
+        self.released = self._length
+        return self._sentences.release(self._length)
+
+    def _passes(self, sentence: str, offset: int) -> bool:
+        policy = self.policy
+        evaluator = self.guard.evaluator
+        tally = self._tally
+        try:
+            if policy.retrieval_relevance is not None and self._retrieval is None:
+                self._retrieval = (self._retrieval_result(),)
+                top = self._retrieval[0].top if self._retrieval[0] else None
+                if top is None or top < policy.retrieval_relevance:
+                    self._failed = True
+                    return False
+            check = evaluator.faithfulness_check
+            if policy.faithfulness is None or check is None:
+                return True
+            t0 = time.perf_counter()
+            evaluator.validate(self.question, self.contexts, sentence)
+            result: FaithfulnessResult = self.guard.score(check.run, self.question, self.contexts, sentence)
+            tally.faithfulness_s += time.perf_counter() - t0
+        except Exception as exc:  # noqa: BLE001 - logged, counted and applied per on_error at the end
+            self._error = exc
+            self.guard.error_verdict(exc, sentence, timings=Timings(0.0))  # logged and counted now
+            return policy.on_error == "fail_open"
+        tally.pairs += result.pairs
+        tally.tokens += result.model_tokens
+        ok = True
+        limit = faithfulness_limit(policy, 0.5)
+        # the sentence's number in the whole answer (the parts of a split sentence share it)
+        base = (tally.evidence[-1].index + 1) if tally.evidence else 0
+        for ev in result.sentences:
+            ev = dataclasses.replace(ev, index=base + ev.index, start=offset + ev.start, end=offset + ev.end)
+            tally.evidence.append(ev)
+            if sentence_fails(policy, ev.score, limit):
+                ok = False
+                self._failed = True
+        return ok
+
+    def _timed_retrieval(self) -> RetrievalRelevance | None:
+        t0 = time.perf_counter()
+        try:
+            relevance = self.guard.evaluator.relevance_check
+            assert relevance is not None
+            return relevance.retrieval(self.question, self.contexts)
+        finally:
+            self._tally.retrieval_s += time.perf_counter() - t0
+
+    def _retrieval_result(self) -> RetrievalRelevance | None:
+        started, self._retrieval_started = self._retrieval_started, None
+        if isinstance(started, BaseException):
+            raise started
+        if started is None:
+            return self.guard.score(self._timed_retrieval)
+        # the latency budget counts from the check's start, as for any other check
+        budget = self.policy.latency_budget_s
+        remaining = None if budget is None else max(budget - (time.perf_counter() - self._retrieval_t0), 0.0)
+        return started.result(timeout=remaining)
+
+    def _verdict(self, ttft: float | None, generation: float | None) -> Verdict:
+        """The guard's decision over the checked sentences; scoring errors follow ``on_error`` unless a real
+        failure was found, which always wins."""
+        tally = self._tally
+        timings = Timings(tally.faithfulness_s + tally.retrieval_s, ttft, generation)
+        response = self.text[: self.released]
+        if self._stop_reason is not None:
+            reason = self._stop_reason
+            action: Action = self.policy.action if self.policy.on_error == "fail_closed" else "pass"
+            return Verdict(action if self.stopped else "pass", "error", Scores(), (reason,), (), timings,
+                           error=reason, response=response)
+        verdict = decide(self.policy, self._evaluation(), response, timings)
+        if self._error is not None and not self._failed:
+            reason, message = self.guard.classify(self._error)
+            applied: Action = self.policy.action if self.stopped else "pass"
+            return dataclasses.replace(
+                verdict, action=applied, outcome="error", error=message, error_reason=reason,
+                reasons=(f"scoring failed ({reason}): {message}; applied {self.policy.on_error}",),
+            )
+        return verdict
+
+    def _evaluation(self) -> Evaluation:
+        tally = self._tally
+        checked = [e.score for e in tally.evidence if e.score is not None]
+        entailments = [e.entailment for e in tally.evidence if e.entailment is not None]
+        faith = None
+        check = self.guard.evaluator.faithfulness_check
+        limit = faithfulness_limit(self.policy, 0.5)
+        if limit is not None and tally.evidence and check is not None:
+            faith = FaithfulnessResult(
+                score=float(np.mean(checked)) if checked else None,
+                nli_score=float(np.mean(entailments)) if checked and entailments else None,
+                calibrated=check.calibrator is not None,
+                sentences=tuple(tally.evidence),
+                mode=self.guard.evaluator.faithfulness_config.mode,
+                threshold=limit,
+                pairs=tally.pairs,
+                model_tokens=tally.tokens,
+                context_sentences=0,
+            )
+        retrieval = self._retrieval[0] if self._retrieval is not None else None
+        return Evaluation(faith, retrieval, None, None,
+                          CheckTimings(tally.faithfulness_s, tally.retrieval_s, 0.0))
