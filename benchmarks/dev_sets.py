@@ -178,6 +178,7 @@ def main() -> None:
     ap.add_argument("model", type=Path)
     ap.add_argument("--cache", type=Path, help="JSONL of extracted features (reused when present; one per setting)")
     ap.add_argument("--joined", type=int, default=None, help="FaithfulnessConfig.joined (default: the config default)")
+    ap.add_argument("--no-span-claims", action="store_true", help="FaithfulnessConfig.span_claims=False")
     ap.add_argument("--split-claims", action="store_true", help="FaithfulnessConfig.split_claims")
     ap.add_argument("--no-answer-claims", action="store_true", help="read short answers as 'Q: A:' (the v2 reading)")
     ap.add_argument("--features", default=",".join(SHIPPED_FEATURES), help=f"subset of {', '.join(FEATURES)}")
@@ -195,6 +196,8 @@ def main() -> None:
         cfg_kwargs["joined"] = args.joined
     if args.split_claims:
         cfg_kwargs["split_claims"] = True
+    if args.no_span_claims:
+        cfg_kwargs["span_claims"] = False
     config = FaithfulnessConfig(**cfg_kwargs)
 
     data = [(n, r) for n in names for r in load(n)]
@@ -257,7 +260,7 @@ def main() -> None:
                      "length": auroc(length[m], y[m]), "decision_bacc": dec, "best_bacc": own,
                      "tokens_per_row": float(tokens[m].mean())}
     print("transfer: fitted on the other sets only, scored on this one (AUROC; decision at the others' shared threshold):")
-    for n in names:
+    for n in names if len(names) > 1 else []:
         tr, te = which != n, which == n
         cal = fit(x[tr], supported[tr], w[tr], args.l2)
         s_tr = np.array([row_score(cal, feats[i]) for i in np.flatnonzero(tr)])
