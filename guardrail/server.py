@@ -317,8 +317,10 @@ class Gateway:
             payload = await asyncio.to_thread(validate_request, raw, self.limits,
                                               max_context_chars=getattr(cfg, "max_context_chars", None))
         except _TooLarge as exc:
+            self.telemetry.error("input")  # refused before any check: counted as an unchecked request all the same
             return _error(413, str(exc), "request_too_large")
         except InputError as exc:
+            self.telemetry.error("input")
             return _error(400, str(exc), "invalid_request_error")
         question, contexts = openai_request(payload)
         # the upstream never sees our fields

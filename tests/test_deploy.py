@@ -214,7 +214,7 @@ def wait_for(condition, timeout: float, what: str) -> None:  # type: ignore[no-u
         try:
             if condition():
                 return
-        except (httpx.HTTPError, AssertionError):
+        except (httpx.HTTPError, AssertionError, ValueError):  # ValueError: a non-JSON "starting up" page
             pass
         time.sleep(0.5)
     raise AssertionError(f"timed out waiting for {what}")
