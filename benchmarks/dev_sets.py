@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from calibration_cv import folds, overlap_absent, sigmoid  # the same baselines and folds as the two-set script
 
 from guardrail.checks.calibration import FEATURES, Calibrator, fit_logistic, sentence_features
 from guardrail.checks.faithfulness import FaithfulnessCheck, FaithfulnessConfig
@@ -71,16 +72,6 @@ def group_of(name: str, row: dict[str, Any]) -> str:
     return f"{name}:{rid}"
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"\w+", text.lower())
-
-
-def overlap_absent(row: dict[str, Any]) -> float:
-    resp = _words(row["response"])
-    ctx = set(_words(" ".join(row["contexts"])))
-    return sum(w not in ctx for w in resp) / len(resp) if resp else 0.0
-
-
 def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: FaithfulnessConfig) -> list[dict[str, Any]]:
     check = FaithfulnessCheck(NLIScorer(model), config, calibrator=None)
     out = []
@@ -100,10 +91,6 @@ def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: Faithfu
         if (n + 1) % 200 == 0:
             print(f"  {n + 1}/{len(rows)} rows, {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return out
-
-
-def sigmoid(z: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-z))
 
 
 def weakest(feats: list[dict[str, float]], features: tuple[str, ...]) -> list[float]:
@@ -138,13 +125,6 @@ def row_score(cal: Calibrator, feats: list[dict[str, float]]) -> float:
         ent, con = sigmoid(np.array(f["logit_entailment"])), sigmoid(np.array(f["logit_contradiction"]))
         scores.append(cal(f, float(ent), float(con) if f["logit_contradiction"] != 0.0 else None))
     return min(scores)
-
-
-def folds(groups: np.ndarray, k: int, seed: int = 13) -> np.ndarray:
-    uniq = np.unique(groups)
-    order = np.random.default_rng(seed).permutation(len(uniq))
-    fold_of = {g: i % k for i, g in zip(range(len(uniq)), uniq[order])}
-    return np.array([fold_of[g] for g in groups])
 
 
 def best_shared_threshold(support: np.ndarray, supported: np.ndarray, which: np.ndarray, names: list[str]) -> float:

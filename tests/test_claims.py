@@ -108,3 +108,19 @@ def test_answer_claim_leaves_full_statements_and_unknown_shapes() -> None:
     assert answer_claim("What is the capital of India?", "Delhi").statement == "The capital of India is Delhi."
     # a sentence with a verb is no span answer
     assert answer_claim("What is the capital of India?", "The capital moved to Delhi in 1911.") is None
+
+
+@pytest.mark.parametrize("sentence,parts", [
+    ("The couple married in New York in December 2012, and their son, Bear, was born the next year.",
+     ["The couple married in New York in December 2012.", "Their son, Bear, was born the next year."]),
+    ("He was born in Ohio in 1950, and moved to Paris in 1970 where he studied painting.",
+     ["He was born in Ohio in 1950.", "He moved to Paris in 1970 where he studied painting."]),
+    # a modifier after "and" is no clause of its own: the sentence stays whole
+    ("Arnold is the publisher of Media Play News, one of five Hollywood trades and the only one dedicated to home "
+     "entertainment.", None),
+    ("Refunds are issued within 30 days.", None),  # short: never split
+])
+def test_split_claims(sentence: str, parts: list[str] | None) -> None:
+    from guardrail.checks.claims import split_claims
+
+    assert split_claims(sentence) == (parts if parts is not None else [sentence])

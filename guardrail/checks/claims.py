@@ -209,6 +209,21 @@ def _split_question(question: str) -> tuple[str, bool, list[str], list[str]] | N
     return aux, negq, subject, rest
 
 
+def _clause(question: str, positive: bool | None = None) -> tuple[list[str], list[str], list[str]] | None:
+    """(subject, verb, rest) of a yes/no question turned declarative, the asker's pronouns swapped; the verb is
+    negated unless ``positive`` (None: as the question itself is, "Isn't it free?" -> "it is not free")."""
+    parts = _split_question(question)
+    if parts is None:
+        return None
+    aux, negq, subject, rest = parts
+    subject = _person(subject)
+    aux = _agree(aux, subject)
+    if positive is None:
+        positive = not negq
+    # positive "do" stays emphatic ("does cover"): grammatical without inflecting the verb
+    return subject, [aux] if positive else _negated(aux), _person(rest)
+
+
 def yes_no_statement(question: str, yes: bool) -> str | None:
     """The statement a yes (``yes=True``) or no answer to ``question`` makes, or None for other question shapes.
 
@@ -219,18 +234,9 @@ def yes_no_statement(question: str, yes: bool) -> str | None:
     >>> yes_no_statement("Isn't the store open on Sundays?", True)
     'The store is open on Sundays.'
     """
-    parts = _split_question(question)
-    if parts is None:
-        return None
-    aux, negq, subject, rest = parts
-    subject = _person(subject)
-    aux = _agree(aux, subject)
     # a negative question is answered by the polarity of the statement: "Isn't it free?" "Yes" = it is free
-    positive = yes
-    verb = [aux] if positive else _negated(aux)
-    if aux in _DO and positive:
-        verb = [aux]  # emphatic "does cover": grammatical without inflecting the verb
-    return _sentence(subject + verb + _person(rest))
+    clause = _clause(question, positive=yes)
+    return _sentence(clause[0] + clause[1] + clause[2]) if clause else None
 
 
 def wh_statement(question: str, answer: str) -> str | None:
@@ -269,23 +275,19 @@ def wh_statement(question: str, answer: str) -> str | None:
                 return None
             if k >= 1 and rest[k].lower() in _AUX and k + 1 < len(rest):
                 # "Which city are Acme's headquarters in?" -> "Acme's headquarters are in Denver."
-                parts = _split_question(" ".join(rest[k:]))
-                if parts is not None:
-                    aux, negq, subject, pred = parts
-                    subject = _person(subject)
-                    verb = _negated(_agree(aux, subject)) if negq else [_agree(aux, subject)]
+                clause = _clause(" ".join(rest[k:]))
+                if clause is not None:
+                    subject, verb, pred = clause
                     tail = ans
                     if re.fullmatch(r"\d{3,4}s?", ans[0]) and (not pred or pred[-1].lower() not in _PREPOSITIONS):
                         tail = ["in"] + ans  # "What year was the tower built?" + "1889"
-                    return _sentence(subject + verb + _person(pred) + tail)
+                    return _sentence(subject + verb + pred + tail)
         return _sentence(ans + _person(rest[k:]))
     if wh in ("when", "where") and (nxt in _AUX or nxt in _NEG_AUX):
-        parts = _split_question(" ".join(rest))
-        if parts is None:
+        clause = _clause(" ".join(rest))
+        if clause is None:
             return None
-        aux, negq, subject, pred = parts
-        subject = _person(subject)
-        aux = _agree(aux, subject)
+        subject, verb, pred = clause
         place = ans
         if ans[0].lower() not in _PREPOSITIONS:
             if wh == "where":
@@ -294,8 +296,7 @@ def wh_statement(question: str, answer: str) -> str | None:
                 place = ["in"] + ans
             elif re.fullmatch(r"\d{1,2}", ans[0]) and len(ans) > 1 and ans[1].lower() in _MONTHS:
                 place = ["on"] + ans
-        verb = _negated(aux) if negq else [aux]
-        return _sentence(subject + verb + _person(pred) + place)
+        return _sentence(subject + verb + pred + place)
     if wh == "how" and len(rest) >= 2 and rest[0].lower() in ("many", "much", "long", "old", "far", "often", "big"):
         # "How long is the warranty?" -> "The warranty is two years."; "How many X does Y have?" -> keep Q:A
         if rest[1].lower() in _BE and len(rest) > 2:
@@ -303,16 +304,11 @@ def wh_statement(question: str, answer: str) -> str | None:
         return None
     if wh in ("what", "who", "whom") and nxt in (_DO | _MODAL | _HAVE):
         # "What did Einstein win in 1921?" -> "Einstein did win A in 1921."
-        parts = _split_question(" ".join(rest))
-        if parts is None:
+        clause = _clause(" ".join(rest))
+        if clause is None or not clause[2]:
             return None
-        aux, negq, subject, pred = parts
-        if not pred:
-            return None
-        subject = _person(subject)
-        aux = _agree(aux, subject)
-        verb = _negated(aux) if negq else [aux]
-        return _sentence(subject + verb + _person(pred[:1]) + ans + _person(pred[1:]))
+        subject, verb, pred = clause
+        return _sentence(subject + verb + pred[:1] + ans + pred[1:])
     return None
 
 
@@ -427,10 +423,9 @@ def split_claims(sentence: str, *, min_words: int = 14, min_part_words: int = 4)
             first = toks[0].lower()
             if (first in _AUX or first in _NEG_AUX or _looks_verb(toks[0])) and subject:
                 toks = subject + toks  # "..., and moved to Paris" -> "<subject> moved to Paris"
-            elif first in _PRONOUN_SUBJECTS or (
-                    (toks[0][:1].isupper() or first in _DETERMINERS) and any(t.lower() in _FINITE for t in toks[1:9])):
-                pass  # a clause with its own subject and a finite verb ("their son was born ...")
-            else:
+            elif not (first in _PRONOUN_SUBJECTS or (
+                    (toks[0][:1].isupper() or first in _DETERMINERS) and any(t.lower() in _FINITE for t in toks[1:9]))):
+                # not a clause with its own subject and a finite verb ("their son was born ..."): keep it whole
                 return [text]
         parts.append(_sentence(toks))
     return parts

@@ -14,13 +14,14 @@ from guardrail.checks.faithfulness import (
     FaithfulnessConfig,
     FaithfulnessResult,
     _validate,
+    check_sizes,
 )
 from guardrail.checks.relevance import (
     RelevanceCheck,
     RelevanceConfig,
     RetrievalRelevance,
 )
-from guardrail.errors import ConfigurationError, InputError, UncheckableError
+from guardrail.errors import ConfigurationError
 from guardrail.render import Rendered, render
 from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.embedding import EmbeddingScorer
@@ -120,23 +121,6 @@ class Reader:
             got = tuple(render(c) for c in key)
             self._contexts.put(key, got)
         return got
-
-
-def check_sizes(question: Any, contexts: Any, response: Any, cfg: FaithfulnessConfig) -> None:
-    """Types and sizes of the texts as sent (InputError / UncheckableError), before any rendering or model work."""
-    if not isinstance(response, str):
-        raise InputError(f"response must be a string, got {type(response).__name__}")
-    if not isinstance(question, str):
-        raise InputError(f"question must be a string, got {type(question).__name__}")
-    if isinstance(contexts, str) or not all(isinstance(c, str) for c in contexts):
-        raise InputError("contexts must be a list of strings (one per retrieved chunk)")
-    total = sum(len(c) for c in contexts)
-    if total > cfg.max_context_chars:
-        raise UncheckableError(f"contexts total {total:,} characters, over the limit of {cfg.max_context_chars:,} "
-                               "(max_context_chars); send fewer or shorter chunks, or raise the limit")
-    if len(response) > cfg.max_response_chars:
-        raise UncheckableError(f"response is {len(response):,} characters, over the limit of "
-                               f"{cfg.max_response_chars:,} (max_response_chars); raise the limit to check it")
 
 
 def _ref(ref: ContextRef | None, contexts: tuple[Rendered, ...]) -> ContextRef | None:

@@ -570,12 +570,13 @@ def _verbatim_key(sentence: str) -> str:
     return _SPACE.sub(" ", _PUNCT_EDGE.sub("", sentence.lower()))
 
 
-def _validate(question: str, contexts: Sequence[str], response: str, cfg: FaithfulnessConfig) -> None:
+def check_sizes(question: object, contexts: object, response: object, cfg: FaithfulnessConfig) -> None:
+    """Types and sizes of the texts as sent (InputError / UncheckableError), before any rendering or model work."""
     if not isinstance(response, str):
         raise InputError(f"response must be a string, got {type(response).__name__}")
     if not isinstance(question, str):
         raise InputError(f"question must be a string, got {type(question).__name__}")
-    if isinstance(contexts, str) or not all(isinstance(c, str) for c in contexts):
+    if isinstance(contexts, str) or not isinstance(contexts, Sequence) or not all(isinstance(c, str) for c in contexts):
         raise InputError("contexts must be a list of strings (one per retrieved chunk)")
     total = sum(len(c) for c in contexts)
     if total > cfg.max_context_chars:
@@ -588,6 +589,10 @@ def _validate(question: str, contexts: Sequence[str], response: str, cfg: Faithf
             f"response is {len(response):,} characters, over the limit of {cfg.max_response_chars:,} "
             "(max_response_chars); raise the limit to check it"
         )
+
+
+def _validate(question: str, contexts: Sequence[str], response: str, cfg: FaithfulnessConfig) -> None:
+    check_sizes(question, contexts, response, cfg)
     reason = uncheckable_reason(response, what="answer") or uncheckable_reason(question, what="question")
     if reason is None:
         broken = next((i for i, c in enumerate(contexts) if lone_surrogate(c) is not None), None)
