@@ -11,7 +11,15 @@ answers, and the ratio of throughput at C to throughput at concurrency 1.
 The gateway runs in a process of its own (as `guardrail serve` does), so the load generator and the fake upstream do
 not share its interpreter lock; `--in-process` puts all three in one process (the figures before 2026-11-22).
 
-    python benchmarks/load.py [--requests 48] [--concurrency 1 4 16] [--micro-batch] [--max-pending N] [--threads N]
+With ``--new-chunks`` every request brings chunks never seen before (each chunk gets a reference number of its own),
+so the retrieval check embeds all five every time: the workload of a new question. The gateway runs its forward
+passes in a :class:`~guardrail.scorers.pool.ForwardPool` as ``guardrail serve`` does (``--no-pool``: every pass on
+onnxruntime's own threads in the checking thread, the figures before 2026-11-25). The raw forward pass of 2,048
+tokens (32 rows x 64 tokens, the NLI model, onnxruntime's default threads) is timed in the same run and printed
+beside the figures as ratios: p50 at c1 / raw pass, and requests per raw-pass time.
+
+    python benchmarks/load.py [--requests 48] [--concurrency 1 4 16] [--new-chunks] [--no-pool] [--micro-batch]
+                              [--max-pending N] [--threads N]
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from guardrail.guard import Guard
 from guardrail.policy import Policy
 from guardrail.scorers.embedding import EmbeddingScorer
 from guardrail.scorers.nli import NLIScorer, default_nli_model
+from guardrail.scorers.pool import ForwardPool
 from guardrail.server import create_gateway
 from guardrail.telemetry import Telemetry
 
@@ -79,13 +88,37 @@ async def chat(request: Request) -> JSONResponse:
         {"index": 0, "message": {"role": "assistant", "content": ANSWER}, "finish_reason": "stop"}]})
 
 
-def run(url: str, n: int, c: int) -> tuple[float, list[float], int, int]:
+def contexts_for(i: int, new_chunks: bool) -> list[str]:
+    """The reference chunks, or (new_chunks) the same chunks each with a reference number never used before."""
+    return [f"{c} (Policy reference {i}-{k}.)" for k, c in enumerate(CONTEXTS)] if new_chunks else CONTEXTS
+
+
+def raw_forward_ms(threads: int | None = None, repeats: int = 15) -> float:
+    """Median time of one forward pass of 32 x 64 tokens through the shipped NLI model (int8, onnxruntime)."""
+    import numpy as np
+
+    from guardrail.scorers.backends import OnnxBackend
+
+    backend = OnnxBackend(default_nli_model(), threads=threads)
+    rng = np.random.default_rng(0)
+    feed = {"input_ids": rng.integers(1000, 20000, (32, 64)).astype(np.int64),
+            "attention_mask": np.ones((32, 64), np.int64), "token_type_ids": np.zeros((32, 64), np.int64)}
+    backend.run(feed)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        backend.run(feed)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000
+
+
+def run(url: str, n: int, c: int, new_chunks: bool = False) -> tuple[float, list[float], int, int]:
     lat: list[float] = []
     codes: list[int] = []
 
     def one(_: Any) -> None:
         i = next(_counter)
-        body = {"model": "m", "contexts": CONTEXTS,
+        body = {"model": "m", "contexts": contexts_for(i, new_chunks),
                 "messages": [{"role": "user", "content": f"How do returns and refunds work? (ticket #{i})"}]}
         t0 = time.perf_counter()
         r = client.post(url + "/v1/chat/completions", json=body)
@@ -102,8 +135,9 @@ def run(url: str, n: int, c: int) -> tuple[float, list[float], int, int]:
 
 def build_guard(args: argparse.Namespace) -> tuple[Guard, Telemetry, NLIScorer, EmbeddingScorer]:
     # every answer is new: its NLI pairs are never cached (cache_size=0); the chunks repeat, so their embeddings are
-    nli = NLIScorer(default_nli_model(), threads=args.threads, micro_batch=args.micro_batch, cache_size=0)
-    embedder = EmbeddingScorer(threads=args.threads, micro_batch=args.micro_batch)
+    pool = None if args.no_pool or args.micro_batch else ForwardPool(args.threads)
+    nli = NLIScorer(default_nli_model(), threads=args.threads, micro_batch=args.micro_batch, cache_size=0, pool=pool)
+    embedder = EmbeddingScorer(threads=args.threads, micro_batch=args.micro_batch, pool=pool)
     telemetry = Telemetry(CollectorRegistry(), route="gateway", model="m")
     policy = Policy(action="block")
     guard = Guard(Evaluator(nli=nli, embedder=embedder, checks=policy.checks), policy, observer=telemetry,
@@ -127,6 +161,7 @@ def gateway_process(args: argparse.Namespace, upstream: str) -> Iterator[str]:
         port = s.getsockname()[1]
     cmd = [sys.executable, __file__, "--serve-gateway", "--upstream", upstream, "--port", str(port),
            *(["--threads", str(args.threads)] if args.threads else []), *(["--micro-batch"] if args.micro_batch else []),
+           *(["--no-pool"] if args.no_pool else []),
            *(["--max-pending", str(args.max_pending)] if args.max_pending else [])]
     proc = subprocess.Popen(cmd)
     url = f"http://127.0.0.1:{port}"
@@ -153,6 +188,8 @@ def main() -> None:
     ap.add_argument("--micro-batch", action="store_true", help="serialise model calls through the micro-batcher")
     ap.add_argument("--max-pending", type=int, default=None)
     ap.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default: onnxruntime's choice)")
+    ap.add_argument("--new-chunks", action="store_true", help="every request brings chunks never seen before")
+    ap.add_argument("--no-pool", action="store_true", help="no forward-pass pool (the figures before 2026-11-25)")
     ap.add_argument("--in-process", action="store_true", help="gateway, upstream and load generator in one process")
     ap.add_argument("--serve-gateway", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--upstream", help=argparse.SUPPRESS)
@@ -162,9 +199,13 @@ def main() -> None:
     if args.serve_gateway:
         return serve_gateway(args)
     upstream = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
-    print(f"micro-batching {'on' if args.micro_batch else 'off'}, onnxruntime threads {args.threads or 'default'}, "
+    pooled = not (args.no_pool or args.micro_batch)
+    print(f"micro-batching {'on' if args.micro_batch else 'off'}, forward pool {'on' if pooled else 'off'}, "
+          f"onnxruntime threads {args.threads or 'default'}, "
           f"gateway {'in the load process' if args.in_process else 'in its own process'}, {args.requests} requests "
-          f"per level")
+          f"per level, {'new chunks in every request' if args.new_chunks else 'the same chunks in every request'}")
+    raw = raw_forward_ms()
+    print(f"raw forward pass, 32 x 64 tokens (NLI int8, onnxruntime default threads): {raw:.1f} ms")
     scorers: tuple[Any, ...] = ()
     with contextlib.ExitStack() as stack:
         up = stack.enter_context(served(upstream))
@@ -173,19 +214,22 @@ def main() -> None:
             url = stack.enter_context(served(create_gateway(up + "/v1", guard, telemetry), lifespan="on"))
         else:
             url = stack.enter_context(gateway_process(args, up + "/v1"))
-        run(url, 8, 1)  # warm up
+        run(url, 8, 1, args.new_chunks)  # warm up
         base = None
         rows = []
-        print(f"{'concurrency':>11} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'200':>5} {'503':>5} {'x c1':>6}")
+        print(f"{'concurrency':>11} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'200':>5} {'503':>5} {'x c1':>6} "
+              f"{'p50/raw':>8} {'req/raw':>8}")
         for c in args.concurrency:
-            rps, lat, overloaded, ok = run(url, args.requests, c)
+            rps, lat, overloaded, ok = run(url, args.requests, c, args.new_chunks)
             base = base or rps
             lat.sort()
             p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
-            rows.append({"concurrency": c, "rps": rps, "p50_ms": statistics.median(lat) * 1000, "p99_ms": p99 * 1000,
-                         "ok": ok, "overloaded": overloaded, "x_c1": rps / base})
-            print(f"{c:>11} {rps:7.2f} {statistics.median(lat) * 1000:8.0f} {p99 * 1000:8.0f} {ok:>5} {overloaded:>5} "
-                  f"{rps / base:6.2f}")
+            p50 = statistics.median(lat) * 1000
+            rows.append({"concurrency": c, "rps": rps, "p50_ms": p50, "p99_ms": p99 * 1000, "ok": ok,
+                         "overloaded": overloaded, "x_c1": rps / base, "raw_forward_ms": raw,
+                         "p50_over_raw": p50 / raw, "requests_per_raw_forward": rps * raw / 1000})
+            print(f"{c:>11} {rps:7.2f} {p50:8.0f} {p99 * 1000:8.0f} {ok:>5} {overloaded:>5} {rps / base:6.2f} "
+                  f"{p50 / raw:8.2f} {rps * raw / 1000:8.2f}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(rows, fh, indent=1)

@@ -477,16 +477,19 @@ def build_app(cfg: ServeConfig) -> GuardrailMiddleware:
     from guardrail.policy import Policy
     from guardrail.scorers.embedding import EmbeddingScorer
     from guardrail.scorers.nli import NLIScorer, default_nli_model
+    from guardrail.scorers.pool import ForwardPool
 
     if bool(cfg.upstream) == cfg.demo:
         raise ConfigurationError("give either an upstream URL (an OpenAI-compatible base URL ending in /v1) or demo")
     policy = Policy.from_file(cfg.policy_file) if cfg.policy_file else Policy(action=cfg.action)  # type: ignore[arg-type]
     if cfg.on_error is not None:
         policy = dataclasses.replace(policy, on_error=cfg.on_error)  # type: ignore[arg-type]
+    # one pool of forward-pass workers for both models: passes side by side, one core each, oldest request first
+    pool = ForwardPool(cfg.threads) if cfg.backend == "onnx" else None
     nli = None
     if "faithfulness" in policy.checks:
-        nli = NLIScorer(cfg.nli_model or default_nli_model(), backend=cfg.backend, threads=cfg.threads)
-    embedder = EmbeddingScorer(threads=cfg.threads)
+        nli = NLIScorer(cfg.nli_model or default_nli_model(), backend=cfg.backend, threads=cfg.threads, pool=pool)
+    embedder = EmbeddingScorer(threads=cfg.threads, pool=pool)
     evaluator = Evaluator(nli=nli, embedder=embedder, checks=policy.checks)
     evaluator.evaluate("warm up", ["Warm-up context."], "Warm-up answer.")  # load models before the first request
     telemetry = Telemetry(CollectorRegistry(), route=cfg.route_name, model=cfg.model_label)

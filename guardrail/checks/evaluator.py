@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
+import functools
+import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from guardrail.checks.faithfulness import (
     ContextRef,
@@ -26,6 +29,7 @@ from guardrail.render import Rendered, render
 from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.embedding import EmbeddingScorer
 from guardrail.scorers.nli import NLIScorer
+from guardrail.scorers.pool import check_priority
 
 CheckName = Literal["faithfulness", "retrieval_relevance", "response_relevance"]
 CHECKS: tuple[CheckName, ...] = ("faithfulness", "retrieval_relevance", "response_relevance")
@@ -275,19 +279,30 @@ class Evaluator:
         if extra:
             raise ConfigurationError(f"checks {extra} were not configured on this Evaluator (it runs {list(self.checks)})")
         contexts = list(contexts)
+        with check_priority():  # this check's forward passes queue at its start time (see ForwardPool)
+            return self._evaluate(question, contexts, response, ground_truth, run, context_relevancy)
+
+    def _evaluate(self, question: str, contexts: list[str], response: str, ground_truth: str | None,
+                  run: tuple[str, ...], context_relevancy: bool | None) -> Evaluation:
+        relevance: Callable[[], tuple[RetrievalRelevance | None, float | None]] | None = None
+        if self._rel is not None and ("retrieval_relevance" in run or "response_relevance" in run):
+            relevance = functools.partial(
+                self._rel.evaluate, question, contexts if "retrieval_relevance" in run else None,
+                response if "response_relevance" in run else None, context_relevancy=context_relevancy,
+            )
+        side = None
+        if relevance is not None and self._faith is not None and "faithfulness" in run and self._shared_pool():
+            # both checks' passes queue in the shared pool at once: the cores stay busy through the tail of each
+            side = _Timed(relevance, background=True)
         t0 = time.perf_counter()
         faith = self._faith.run(question, contexts, response) if self._faith and "faithfulness" in run else None
-        t1 = time.perf_counter()
-        retrieval, resp_rel = None, None
-        if self._rel is not None and ("retrieval_relevance" in run or "response_relevance" in run):
-            retrieval, resp_rel = self._rel.evaluate(
-                question,
-                contexts if "retrieval_relevance" in run else None,
-                response if "response_relevance" in run else None,
-                context_relevancy=context_relevancy,
-            )
-        t2 = time.perf_counter()
+        faith_s = time.perf_counter() - t0
+        if side is None and relevance is not None:
+            side = _Timed(relevance, background=False)
+        retrieval, resp_rel = side.result() if side is not None else (None, None)
+        shared = side.seconds if side is not None else 0.0
         similarity = None
+        t2 = time.perf_counter()
         if ground_truth is not None:
             rel = self._rel or self._relevance(EmbeddingScorer())
             self._rel = rel
@@ -296,10 +311,53 @@ class Evaluator:
         # retrieval and response relevance share one embedding batch: its time is split by the texts each needs
         # (the question and the chunks for retrieval, the answer for response relevance; the answer-similarity
         # time goes to response relevance)
-        shared = t2 - t1
         retr_texts = 1 + len(contexts) if "retrieval_relevance" in run else 0
         resp_texts = 1 if "response_relevance" in run else 0
         total = retr_texts + resp_texts
         retr_s = shared * retr_texts / total if total else 0.0
         resp_s = shared - retr_s + (t3 - t2)
-        return Evaluation(faith, retrieval, resp_rel, similarity, CheckTimings(t1 - t0, retr_s, resp_s))
+        return Evaluation(faith, retrieval, resp_rel, similarity, CheckTimings(faith_s, retr_s, resp_s))
+
+    def _shared_pool(self) -> bool:
+        """Both checks run and their scorers share a forward pool (then they run side by side)."""
+        if self._faith is None or self._rel is None:
+            return False
+        pool = getattr(self._faith.nli, "pool", None)
+        return pool is not None and pool is getattr(self._rel.embedder, "pool", None)
+
+
+_T = TypeVar("_T")
+
+
+class _Timed(Generic[_T]):
+    """``fn()`` with its own wall time, run now or on a thread of its own (carrying the caller's context: the check's
+    queue priority). ``result()`` waits and returns it, or raises what it raised."""
+
+    def __init__(self, fn: Callable[[], _T], *, background: bool) -> None:
+        self._fn = fn
+        self.seconds = 0.0
+        self._value: _T | None = None
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        if background:
+            context = contextvars.copy_context()
+            self._thread = threading.Thread(target=context.run, args=(self._call,), name="guardrail-relevance",
+                                            daemon=True)
+            self._thread.start()
+        else:
+            self._call()
+
+    def _call(self) -> None:
+        t0 = time.perf_counter()
+        try:
+            self._value = self._fn()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread by result()
+            self._error = exc
+        self.seconds = time.perf_counter() - t0
+
+    def result(self) -> _T:
+        if self._thread is not None:
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]

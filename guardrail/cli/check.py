@@ -33,13 +33,17 @@ def _evaluator(args: argparse.Namespace, gate: Gate) -> Any:
     from guardrail.checks.faithfulness import FaithfulnessConfig
     from guardrail.scorers.embedding import EmbeddingScorer
     from guardrail.scorers.nli import NLIScorer, default_nli_model
+    from guardrail.scorers.pool import ForwardPool
 
     threads = env_threads()
+    # one pool of forward-pass workers for both models (onnx): a row's passes side by side, one core each
+    pool = ForwardPool(threads) if args.backend == "onnx" else None
     nli = None
     if "faithfulness" in gate.checks:
-        nli = NLIScorer(nli_model(args.nli_model) or default_nli_model(), backend=args.backend, threads=threads)
+        nli = NLIScorer(nli_model(args.nli_model) or default_nli_model(), backend=args.backend, threads=threads,
+                        pool=pool)
     embedder = EmbeddingScorer(args.embedding_model, backend="onnx" if args.embedding_model is None else args.backend,
-                               threads=threads)
+                               threads=threads, pool=pool)
     # sentences are flagged unsupported at the threshold that decides (one figure in the evidence and the verdict)
     config = FaithfulnessConfig(mode=args.mode, max_context_chars=args.max_context_chars,
                                 threshold=gate.model_threshold)

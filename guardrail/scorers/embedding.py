@@ -13,6 +13,7 @@ from guardrail.errors import ConfigurationError
 from guardrail.scorers.backends import BACKENDS, Backend, make_backend
 from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.hub import resolve_model_dir
+from guardrail.scorers.pool import ForwardPool
 from guardrail.scorers.tokenizer import Tokenizer, length_batches
 from guardrail.text import token_windows
 
@@ -46,9 +47,15 @@ class EmbeddingScorer:
         onnx_file: str | None = None,
         micro_batch: bool = False,
         cache_size: int = 8192,
+        pool: ForwardPool | None = None,
     ) -> None:
         if backend not in BACKENDS:
             raise ConfigurationError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        if pool is not None and micro_batch:
+            raise ConfigurationError("pass either pool= (passes side by side, one thread each) or micro_batch=True "
+                                     "(passes merged on one runner), not both")
+        #: the forward-pass workers this scorer shares with others (None: passes run in the caller's thread)
+        self.pool = pool
         self.model_ref = model if model is not None else DEFAULT_EMBEDDING_MODEL
         self.backend_name = backend
         self.batch_size = batch_size
@@ -80,7 +87,8 @@ class EmbeddingScorer:
                 max_length = min(int(max_length or 512), int(config.get("max_position_embeddings", 512)))
                 tokenizer = Tokenizer(model_dir)
                 backend = make_backend(
-                    self.backend_name, model_dir, "feature-extraction", onnx_file=self._onnx_file, threads=self._threads
+                    self.backend_name, model_dir, "feature-extraction", onnx_file=self._onnx_file,
+                    threads=1 if self.pool is not None else self._threads,  # the pool runs passes side by side
                 )
                 if self.micro_batch:
                     from guardrail.scorers.batching import MicroBatcher
@@ -140,10 +148,10 @@ class EmbeddingScorer:
         with self._count_lock:  # concurrent checks share the scorer: a bare += loses counts
             self.tokens_run += tokens
         result: np.ndarray | None = None
-        for batch in length_batches([len(e.ids) for e in encs], self.batch_size):
-            idx = np.asarray(batch)
-            inputs = tokenizer.pad([encs[i] for i in idx])
-            hidden = backend.run(inputs)
+        batches = [np.asarray(batch) for batch in length_batches([len(e.ids) for e in encs], self.batch_size)]
+        feeds = [tokenizer.pad([encs[i] for i in idx]) for idx in batches]
+        outputs = self.pool.run_all(backend, feeds) if self.pool is not None else [backend.run(f) for f in feeds]
+        for idx, inputs, hidden in zip(batches, feeds, outputs):
             mask = inputs["attention_mask"][..., None].astype(np.float32)
             pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
             if result is None:

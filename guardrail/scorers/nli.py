@@ -15,6 +15,7 @@ from guardrail.errors import ConfigurationError, InputError, ModelLoadError
 from guardrail.scorers.backends import BACKENDS, Backend, make_backend
 from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.hub import resolve_model_dir
+from guardrail.scorers.pool import ForwardPool
 from guardrail.scorers.tokenizer import Tokenizer, length_batches
 
 #: where the trained default model lives inside the package (shipped by the training pipeline)
@@ -90,6 +91,9 @@ class NLIScorer:
     batch a pair's entailment moves by up to ~0.02 with its batch mates and their padding (and a verdict near the
     threshold with it). Measured on the shipped model: 1.08x the time of length-sorted batches of 16, because nothing
     is padded. Larger values batch length-sorted rows (padded to their longest) for throughput over exactness.
+
+    ``pool`` (a :class:`~guardrail.scorers.pool.ForwardPool` shared with the embedder) runs the passes of a call side
+    by side, one intra-op thread each, oldest check first: the same scores, every core busy.
     """
 
     def __init__(
@@ -104,12 +108,18 @@ class NLIScorer:
         micro_batch: bool = False,
         id2label: Mapping[Any, str] | None = None,
         cache_size: int = 8192,
+        pool: ForwardPool | None = None,
     ) -> None:
         if backend not in BACKENDS:
             raise ConfigurationError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
         if batch_size < 1:
             raise ConfigurationError(f"batch_size must be >= 1, got {batch_size}")
+        if pool is not None and micro_batch:
+            raise ConfigurationError("pass either pool= (passes side by side, one thread each) or micro_batch=True "
+                                     "(passes merged on one runner), not both")
         self.model_ref = model
+        #: the forward-pass workers this scorer shares with others (None: passes run in the caller's thread)
+        self.pool = pool
         self.backend_name = backend
         self.batch_size = batch_size
         self._max_length = max_length
@@ -143,7 +153,8 @@ class NLIScorer:
                 max_length = min(self._max_length or int(extra.get("max_length", 512)), positions)
                 tokenizer = Tokenizer(model_dir)
                 backend = make_backend(
-                    self.backend_name, model_dir, "sequence-classification", onnx_file=self._onnx_file, threads=self._threads
+                    self.backend_name, model_dir, "sequence-classification", onnx_file=self._onnx_file,
+                    threads=1 if self.pool is not None else self._threads,  # the pool runs passes side by side
                 )
                 if self.micro_batch:
                     from guardrail.scorers.batching import MicroBatcher
@@ -208,9 +219,10 @@ class NLIScorer:
                 f"pair {i} is {int(lengths[too_long[0]])} tokens, over the model's max_length {max_length}; "
                 "split the premise with guardrail.text.sentence_windows before scoring"
             )
-        for batch in length_batches(lengths.tolist(), self.batch_size):
-            idx = np.asarray(batch)
-            logits = backend.run(tokenizer.pad([encs[i] for i in idx]))
+        batches = [np.asarray(batch) for batch in length_batches(lengths.tolist(), self.batch_size)]
+        feeds = [tokenizer.pad([encs[i] for i in idx]) for idx in batches]
+        outputs = self.pool.run_all(backend, feeds) if self.pool is not None else [backend.run(f) for f in feeds]
+        for idx, logits in zip(batches, outputs):
             if logits.shape[-1] != labels.num_labels:
                 raise ModelLoadError(
                     f"model returned {logits.shape[-1]} logits but config.json id2label has {labels.num_labels} labels"
@@ -232,4 +244,4 @@ class NLIScorer:
 def _softmax(x: np.ndarray) -> np.ndarray:
     z = x - x.max(axis=-1, keepdims=True)
     e = np.exp(z)
-    return e / e.sum(axis=-1, keepdims=True)
+    return np.asarray(e / e.sum(axis=-1, keepdims=True))  # the same array, typed as one
