@@ -8,7 +8,9 @@ embeds them: it starts when the stream opens and runs while the model writes sen
 upstream wait that long before each 5-character chunk (0.02 s ~ 60 tokens/s, a typical hosted model); the default 0
 writes the whole answer at once. Medians over N sequential requests.
 
-    python benchmarks/stream_ttft.py [-n 20] [--chunk-delay 0.02] [--new-chunks] [--action flag]
+The models run in a forward-pass pool as in `guardrail serve` (--no-pool: the figures before 2026-11-25).
+
+    python benchmarks/stream_ttft.py [-n 20] [--chunk-delay 0.02] [--new-chunks] [--action flag] [--no-pool]
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from middleware_overhead import served  # noqa: E402
 
 from guardrail import Evaluator, Guard, NLIScorer, Policy, Telemetry, default_nli_model  # noqa: E402
 from guardrail.scorers.embedding import EmbeddingScorer  # noqa: E402
+from guardrail.scorers.pool import ForwardPool  # noqa: E402
 from guardrail.server import create_gateway  # noqa: E402
 
 FIRST_SENTENCE = ANSWER[: ANSWER.index(". ") + 1]
@@ -70,11 +73,13 @@ def main() -> None:
                          "shares the CPU with the next request's first token)")
     ap.add_argument("--action", default="block", choices=["block", "flag"],
                     help="flag: the text is delivered as it comes and checked after the last chunk")
+    ap.add_argument("--no-pool", action="store_true", help="no forward-pass pool (the figures before 2026-11-25)")
     args = ap.parse_args()
     policy = Policy(action=args.action)
     mode = f"gateway, {args.action} mode"
-    guard = Guard(Evaluator(nli=NLIScorer(default_nli_model(), cache_size=0), embedder=EmbeddingScorer(),
-                            checks=policy.checks), policy)
+    pool = None if args.no_pool else ForwardPool()  # as `guardrail serve` runs its models
+    guard = Guard(Evaluator(nli=NLIScorer(default_nli_model(), cache_size=0, pool=pool),
+                            embedder=EmbeddingScorer(pool=pool), checks=policy.checks), policy)
     telemetry = Telemetry(CollectorRegistry(), route="bench", model="m")
     with served(llm_server.app) as upstream, served(create_gateway(upstream + "/v1", guard, telemetry),
                                                     lifespan="on") as gw:

@@ -21,7 +21,7 @@ from guardrail.verdict import Verdict
 try:
     from llama_index.core.evaluation import BaseEvaluator, EvaluationResult
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise MissingDependencyError("the LlamaIndex integration needs: pip install 'guardrail[llamaindex]'") from exc
+    raise MissingDependencyError("the LlamaIndex integration needs: pip install 'rag-guardrail[llamaindex]'") from exc
 
 
 class _GuardrailEvaluator(BaseEvaluator):

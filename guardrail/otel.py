@@ -27,7 +27,7 @@ try:
     from opentelemetry import trace
     from opentelemetry.trace import Status, StatusCode
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise MissingDependencyError("OpenTelemetry spans need: pip install 'guardrail[otel]'") from exc
+    raise MissingDependencyError("OpenTelemetry spans need: pip install 'rag-guardrail[otel]'") from exc
 
 SCORES = ("faithfulness", "retrieval_relevance", "response_relevance")
 

@@ -154,7 +154,7 @@ class Judge:
             try:
                 import openai
             except ImportError as exc:
-                raise MissingDependencyError("LLM judges need the openai SDK: pip install 'guardrail[openai]'") from exc
+                raise MissingDependencyError("LLM judges need the openai SDK: pip install 'rag-guardrail[openai]'") from exc
             client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=timeout,
                                    max_retries=max_retries)
         self.client = client

@@ -29,7 +29,7 @@ class Tokenizer:
             except ImportError as exc:
                 raise MissingDependencyError(
                     f"{model_dir} has no tokenizer.json; converting its tokenizer needs transformers: "
-                    "pip install 'guardrail[torch]'"
+                    "pip install 'rag-guardrail[torch]'"
                 ) from exc
             fast = AutoTokenizer.from_pretrained(str(model_dir), use_fast=True)
             if not getattr(fast, "is_fast", False):

@@ -29,7 +29,7 @@ def export_onnx(model_dir: Path, out_dir: Path, task: Task = "sequence-classific
             AutoTokenizer,
         )
     except ImportError as exc:
-        raise MissingDependencyError("exporting needs torch and transformers: pip install 'guardrail[torch]'") from exc
+        raise MissingDependencyError("exporting needs torch and transformers: pip install 'rag-guardrail[torch]'") from exc
     out_dir.mkdir(parents=True, exist_ok=True)
     cls = AutoModelForSequenceClassification if task == "sequence-classification" else AutoModel
     # eager attention traces to plain ops that keep the padding mask for any batch shape
