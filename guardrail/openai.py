@@ -10,17 +10,23 @@
 
 - ``contexts=`` (a list of strings) is taken off the request before it goes upstream; ``question=``
   may override the default question (the last user message).
-- Non-streaming: the verdict is ``completion.guardrail``. Block raises :class:`GuardrailBlocked`;
-  fallback replaces the message with the policy's fallback and sets ``finish_reason="content_filter"``.
+- Every choice is checked (``n=2`` works, and so does an upstream that sends more choices than asked for).
+- Non-streaming: the verdict is ``completion.guardrail`` (the worst choice's; each choice's in
+  ``completion.guardrail_choices``). Block raises :class:`GuardrailBlocked`; fallback replaces the failing choices'
+  messages with the policy's fallback and sets their ``finish_reason="content_filter"``.
 - Streaming (``stream=True``): chunks pass through as they come in flag mode; in block/fallback mode
   each sentence's chunks are held until it passed. A stopped stream ends with a chunk whose
   ``finish_reason`` is ``"content_filter"`` (carrying the fallback text in fallback mode), as OpenAI's
   own filter does; the verdict is ``stream.guardrail`` once the stream is consumed.
-- Everything else on the client is passed through untouched; upstream errors reach the caller.
+- Other SDK paths that return an answer (``with_raw_response``, ``with_streaming_response``, ``parse``, ``stream``,
+  ``client.responses``, ``client.completions``, ``client.beta``) are refused with a :class:`ConfigurationError` that
+  names the guarded call; everything else on the client (embeddings, models, files...) is passed through untouched.
+  Upstream errors reach the caller.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -29,7 +35,7 @@ from guardrail import wire
 from guardrail.errors import ConfigurationError, GuardrailBlocked, UnreadableError
 from guardrail.guard import Guard
 from guardrail.stream.release import AsyncGatedStream, GatedStream, Reading, ReleaseGate
-from guardrail.verdict import Timings, Verdict
+from guardrail.verdict import Timings, Verdict, worst
 
 
 def _question(messages: Sequence[Any]) -> str:
@@ -56,8 +62,6 @@ def _prepare(kwargs: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
         )
     if isinstance(contexts, str) or not all(isinstance(c, str) for c in contexts):
         raise ConfigurationError("contexts= must be a list of strings")
-    if kwargs.get("n", 1) != 1:
-        raise ConfigurationError("guarded completions support n=1 only; request one choice")
     if question is None:
         question = _question(kwargs.get("messages", ()))
     return question, list(contexts), kwargs
@@ -77,8 +81,11 @@ class _SDKChunks:
 
     def read(self, chunk: Any) -> Reading:
         self.template = chunk
-        text = "".join(d.text for d in self.deltas.read(_dump(chunk)) if d.index == 0)
-        return Reading({0: text}, bool(chunk.choices) and chunk.choices[0].finish_reason is not None)
+        deltas = self.deltas.read(_dump(chunk))
+        texts: dict[int, str] = {}
+        for d in deltas:  # every choice, whatever was asked for: the upstream decides how many it sends
+            texts[d.index] = texts.get(d.index, "") + d.text
+        return Reading(texts, any(d.finish is not None for d in deltas))
 
     def cut(self, chunk: Any, choice: int, text: str) -> Any:
         if not wire.only_content(_dump(chunk)):
@@ -96,7 +103,8 @@ class _SDKChunks:
             "object": "chat.completion.chunk",
             "created": template.created if template is not None else int(time.time()),
             "model": template.model if template is not None else "",
-            "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "content_filter"}],
+            "choices": [{"index": i, "delta": {"content": text}, "finish_reason": "content_filter"}
+                        for i in (list(choices) or [0])],
         })]
 
     def mark(self, chunk: Any, verdict: Verdict) -> Any:
@@ -142,22 +150,28 @@ class AsyncGuardedStream(AsyncGatedStream[Any]):
         await self.aclose()
 
 
-def _answer(completion: Any) -> str:
-    """Every assistant-visible text of the (single) choice: content, refusal, tool-call arguments."""
+def _answers(completion: Any) -> list[tuple[int, str]]:
+    """Every assistant-visible text (content, refusal, tool-call arguments...) of every choice, by position in
+    ``choices``: all of them are checked, however many the request asked for (the upstream decides what it sends)."""
     answers = wire.read_answers(_dump(completion))
-    return answers[0].text if answers else ""
+    return [(a.index, a.text) for a in answers] or [(0, "")]
 
 
-def _apply(guard: Guard, completion: Any, verdict: Verdict) -> Any:
+def _apply(guard: Guard, completion: Any, verdicts: list[tuple[int, Verdict]]) -> Any:
+    """``completion.guardrail`` is the verdict of the worst choice (``guardrail_choices``: each choice's); a block
+    raises, a fallback replaces the failing choices."""
+    verdict = worst([v for _, v in verdicts])
     completion.guardrail = verdict
+    completion.guardrail_choices = [v for _, v in verdicts]
     if verdict.action == "block":
         raise GuardrailBlocked(verdict)
-    if verdict.action == "fallback" and completion.choices:
-        choice = completion.choices[0]
-        message = choice.message.model_copy(update={"content": guard.policy.fallback_message, "tool_calls": None,
-                                                    "function_call": None, "refusal": None,
-                                                    "audio": None})  # a transcript of the replaced answer too
-        completion.choices[0] = choice.model_copy(update={"message": message, "finish_reason": "content_filter"})
+    for pos, v in verdicts:
+        if v.action == "fallback" and pos < len(completion.choices or []):
+            choice = completion.choices[pos]
+            message = choice.message.model_copy(update={"content": guard.policy.fallback_message, "tool_calls": None,
+                                                        "function_call": None, "refusal": None,
+                                                        "audio": None})  # a transcript of the replaced answer too
+            completion.choices[pos] = choice.model_copy(update={"message": message, "finish_reason": "content_filter"})
     return completion
 
 
@@ -178,14 +192,27 @@ class _Completions:
             return GuardedStream(result, _gate(self._guard, question, contexts, start))
         total = time.perf_counter() - start
         try:
-            text = _answer(result)
+            answers = _answers(result)
         except UnreadableError as exc:
-            return _apply(self._guard, result, _unreadable(self._guard, exc, total))
-        verdict = self._guard.check(question, contexts, text, time_to_first_token=total, generation=total)
-        return _apply(self._guard, result, verdict)
+            return _apply(self._guard, result, [(0, _unreadable(self._guard, exc, total))])
+        verdicts = [(pos, self._guard.check(question, contexts, text, time_to_first_token=total, generation=total))
+                    for pos, text in answers]
+        return _apply(self._guard, result, verdicts)
 
     def __getattr__(self, name: str) -> Any:
+        if name in _UNGUARDED_CALLS:
+            raise ConfigurationError(
+                f"chat.completions.{name} is not guarded: it would return the model's answer unchecked. Use "
+                "chat.completions.create(..., contexts=[...]) (stream=True for a stream); the verdict is on the "
+                "result's .guardrail")
         return getattr(self._inner, name)
+
+
+#: SDK call paths that return an answer the wrapper cannot check: refused, never passed through unchecked
+_UNGUARDED_CALLS = frozenset({"with_raw_response", "with_streaming_response", "parse", "stream"})
+#: client attributes that generate answers outside chat.completions.create
+_UNGUARDED_APIS = {"responses": "the Responses API", "completions": "the legacy completions API",
+                   "beta": "the beta helpers (chat.completions.parse / stream)"}
 
 
 class _AsyncCompletions(_Completions):
@@ -197,11 +224,13 @@ class _AsyncCompletions(_Completions):
             return AsyncGuardedStream(result, _gate(self._guard, question, contexts, start))
         total = time.perf_counter() - start
         try:
-            text = _answer(result)
+            answers = _answers(result)
         except UnreadableError as exc:
-            return _apply(self._guard, result, _unreadable(self._guard, exc, total))
-        verdict = await self._guard.acheck(question, contexts, text, time_to_first_token=total, generation=total)
-        return _apply(self._guard, result, verdict)
+            return _apply(self._guard, result, [(0, _unreadable(self._guard, exc, total))])
+        checked = await asyncio.gather(*(
+            self._guard.acheck(question, contexts, text, time_to_first_token=total, generation=total)
+            for _, text in answers))
+        return _apply(self._guard, result, [(pos, v) for (pos, _), v in zip(answers, checked)])
 
 
 class _Chat:
@@ -224,6 +253,11 @@ class GuardedOpenAI:
         self.chat = _Chat(client.chat, guard, isinstance(client, openai.AsyncOpenAI))
 
     def __getattr__(self, name: str) -> Any:
+        if name in _UNGUARDED_APIS:
+            raise ConfigurationError(
+                f"client.{name} ({_UNGUARDED_APIS[name]}) is not guarded by guard_openai: its answers would reach you "
+                "unchecked. Use client.chat.completions.create(..., contexts=[...]), or run `guardrail serve` and "
+                "point the client's base_url at it (the gateway guards /v1/responses and /v1/completions too)")
         return getattr(self._client, name)
 
 

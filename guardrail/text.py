@@ -35,6 +35,7 @@ ABBREVIATIONS = frozenset(
     inc ltd co corp llc bros dept univ assn est approx appx no nos vol vols fig figs eq eqs ch sec art
     pp p para al e.g i.e cf viz ca c a.m p.m u.s u.k u.n e.u d.c jan feb mar apr jun jul aug sep sept
     oct nov dec mon tue tues wed thu thur thurs fri sat sun ave blvd rd hwy no. op cit ed eds trans
+    etc esp incl excl min max avg govt misc tel ext ref resp sq oz lb lbs a.k.a w.r.t
     """.split()
 )
 
@@ -45,7 +46,6 @@ _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•‣◦]|\d{1,3}[.)]|[a-zA-Z][.)]|\(\
 _BOUNDARY = re.compile(r"([.!?…]+|\.{3})([\"'”’»)\]]*)(\s+)")
 # sentences glued by text extraction: "century.First" (a lower-case word, a period, a capitalised word)
 _GLUED = re.compile(r"(?<=[a-z]{3})\.(?=[A-Z][a-z])")
-_OPENER = re.compile(r"[\"'“‘«(\[]*[A-Z0-9À-ÖØ-Þ]")
 _TERMINAL = re.compile(r"[.!?…:;][\"'”’»)\]]*\s*$")
 
 
@@ -125,8 +125,10 @@ def _split_line(text: str, start: int, end: int) -> list[Span]:
     cuts: list[int] = []
     for m in _BOUNDARY.finditer(text, body_start, end):
         after = m.end()
-        if after >= end or not _OPENER.match(text, after, end):
-            continue
+        if after >= end:
+            continue  # nothing follows yet (a stream waits for the next character)
+        # whatever comes next starts a sentence: a lower-case word, an emoji, a code span or a currency sign after
+        # a full stop must not glue a second claim onto the first (the pair would be scored as one)
         punct = m.group(1)
         if punct == "." and _is_abbreviation(text, seg_start, m.start()):
             continue

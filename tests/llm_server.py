@@ -26,12 +26,14 @@ async def chat(request: Request) -> Response:
     if body.get("fail"):
         return JSONResponse({"error": {"message": "upstream exploded", "type": "server_error"}}, status_code=int(body["fail"]))
     answer = body.get("answer", "Hello.")
+    answers = list(body.get("answers") or [answer])  # several choices, whatever n the request asked for
     model = body.get("model", "fake")
     created = 1700000000  # fixed, so two identical requests get byte-identical answers
     if not body.get("stream"):
         return JSONResponse({
             "id": "chatcmpl-test", "object": "chat.completion", "created": created, "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
+            "choices": [{"index": i, "message": {"role": "assistant", "content": a}, "finish_reason": "stop"}
+                        for i, a in enumerate(answers)],
             "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10},
         })
     delay = float(body.get("delay", 0.0))
@@ -39,19 +41,22 @@ async def chat(request: Request) -> Response:
     malformed = bool(body.get("malformed"))
 
     async def events() -> AsyncIterator[str]:
-        def chunk(delta: dict[str, object], finish: str | None = None) -> str:
+        def chunk(delta: dict[str, object], finish: str | None = None, index: int = 0) -> str:
             payload = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": created, "model": model,
-                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+                       "choices": [{"index": index, "delta": delta, "finish_reason": finish}]}
             return f"data: {json.dumps(payload)}\n\n"
 
         try:
             yield chunk({"role": "assistant", "content": ""})
             if malformed:
                 yield "data: {this is not json\n\n"
-            for i in range(0, len(answer), 5):
+            for i in range(0, max(len(a) for a in answers), 5):
                 await asyncio.sleep(delay)
-                yield chunk({"content": answer[i : i + 5]})
-            yield chunk({}, "stop")
+                for k, a in enumerate(answers):
+                    if a[i : i + 5]:
+                        yield chunk({"content": a[i : i + 5]}, index=k)
+            for k in range(len(answers)):
+                yield chunk({}, "stop", index=k)
             yield "data: [DONE]\n\n"
         finally:
             STREAMS_CLOSED.append(answer)

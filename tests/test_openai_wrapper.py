@@ -133,3 +133,48 @@ def test_upstream_error_reaches_the_caller(base_url: str, evaluator: Evaluator) 
     with pytest.raises(ConfigurationError, match="needs contexts="):
         c.chat.completions.create(model="fake", messages=MSGS)
     assert c.models is not None  # everything else passes through to the client
+
+
+def test_every_choice_is_checked_in_json_answers(base_url: str, evaluator: Evaluator,
+                                                  split_answer: tuple[str, str]) -> None:
+    """n=2 works, and an upstream that sends more choices than asked for has each of them checked."""
+    good, bad = split_answer
+    cut = threshold(evaluator, good, bad)
+    c, _ = client(base_url, evaluator, action="block", faithfulness=cut)
+    r = c.chat.completions.create(model="fake", messages=MSGS, contexts=CTX, n=2, extra_body={"answers": [good, good]})
+    assert [ch.message.content for ch in r.choices] == [good, good] and len(r.guardrail_choices) == 2
+    with pytest.raises(GuardrailBlocked):  # the hallucination in choice 1 (n not even asked for)
+        c.chat.completions.create(model="fake", messages=MSGS, contexts=CTX, extra_body={"answers": [good, bad]})
+    c, _ = client(base_url, evaluator, action="fallback", faithfulness=cut, fallback_message="Please contact support.")
+    r = c.chat.completions.create(model="fake", messages=MSGS, contexts=CTX, extra_body={"answers": [good, bad]})
+    assert r.choices[0].message.content == good and r.choices[0].finish_reason == "stop"
+    assert r.choices[1].message.content == "Please contact support." and r.choices[1].finish_reason == "content_filter"
+    assert r.guardrail.action == "fallback" and [v.action for v in r.guardrail_choices] == ["pass", "fallback"]
+
+
+def test_every_choice_is_checked_in_streams(base_url: str, evaluator: Evaluator, split_answer: tuple[str, str]) -> None:
+    good, bad = split_answer
+    c, _ = client(base_url, evaluator, action="block", faithfulness=threshold(evaluator, good, bad))
+    for answers in ([good, bad], [bad, good]):
+        stream = c.chat.completions.create(model="fake", messages=MSGS, contexts=CTX, stream=True,
+                                           extra_body={"answers": answers})
+        texts: dict[int, str] = {}
+        finish: dict[int, str | None] = {}
+        for chunk in stream:
+            for ch in chunk.choices:
+                texts[ch.index] = texts.get(ch.index, "") + (ch.delta.content or "")
+                finish[ch.index] = ch.finish_reason or finish.get(ch.index)
+        failing = answers.index(bad)
+        assert bad[:10] not in texts.get(failing, "")  # none of the hallucination went out
+        assert "content_filter" in finish.values() and stream.guardrail.action == "block"
+
+
+def test_sdk_paths_that_would_skip_the_check_are_refused(base_url: str, evaluator: Evaluator) -> None:
+    c, _ = client(base_url, evaluator, action="block")
+    for name in ("with_raw_response", "with_streaming_response", "parse", "stream"):
+        with pytest.raises(ConfigurationError, match=r"not guarded.*create\(\.\.\., contexts="):
+            getattr(c.chat.completions, name)
+    for name in ("responses", "completions", "beta"):
+        with pytest.raises(ConfigurationError, match="not guarded by guard_openai"):
+            getattr(c, name)
+    assert c.models is not None  # the rest of the client is passed through

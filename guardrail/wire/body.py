@@ -39,6 +39,8 @@ def loads(data: bytes) -> Any:
         raise UnreadableError(f"the answer is not valid JSON ({exc.msg} at offset {exc.pos})") from None
     except RecursionError:
         raise UnreadableError("the answer's JSON is nested too deeply to read") from None
+    except ValueError:  # an integer past Python's digit limit (sys.get_int_max_str_digits)
+        raise UnreadableError("the answer's JSON holds a number too long to read") from None
 
 
 # --------------------------------------------------------------------------- content encodings
