@@ -132,6 +132,8 @@ def _split_line(text: str, start: int, end: int) -> list[Span]:
         punct = m.group(1)
         if punct == "." and _is_abbreviation(text, seg_start, m.start()):
             continue
+        if m.group(2) and text[after].islower() and _quoted(text, seg_start, m.start(), m.group(2)):
+            continue  # '"Why?" she asked.': the quotation ends, the sentence goes on
         cuts.append(m.end(2))
     for m in _GLUED.finditer(text, body_start, end):
         if not _in_url(text, m.start()):
@@ -159,6 +161,20 @@ def _is_abbreviation(text: str, seg_start: int, dot: int) -> bool:
     if len(word) == 1 and word.isalpha() and word.isupper():
         return True
     return bool(re.fullmatch(r"(?:[A-Za-z]\.)+[A-Za-z]", word))
+
+
+_CLOSE_OPEN = {'"': '"', "'": "'", "”": "“", "’": "‘", "»": "«", ")": "(", "]": "["}
+
+
+def _quoted(text: str, seg_start: int, pos: int, closers: str) -> bool:
+    """The closing quote after the punctuation at ``pos`` closes a quotation opened earlier in the sentence."""
+    opener = _CLOSE_OPEN.get(closers[0])
+    if opener is None:
+        return False
+    segment = text[seg_start:pos]
+    if opener == closers[0]:
+        return segment.count(opener) % 2 == 1
+    return segment.count(opener) > segment.count(closers[0])
 
 
 def _in_url(text: str, pos: int) -> bool:

@@ -3,6 +3,7 @@
 Each row is decided by :func:`guardrail.decision.decide` (through :mod:`guardrail.cli.gate`). A row that cannot be
 checked (a script the model was not trained on, broken Unicode, over a limit) is reported with its line and id and
 counted as unchecked; the run goes on. Exit code: 0 every row passed, 1 a row failed or was unchecked, 2 bad input.
+``--html FILE`` also writes the results as one self-contained HTML report (:mod:`guardrail.html_report`).
 """
 
 from __future__ import annotations
@@ -11,13 +12,16 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from guardrail.cli.env import env_threads, nli_model
 from guardrail.cli.gate import Gate, RowResult, Tally, build_gate
 from guardrail.cli.records import Record, read_path
 from guardrail.cli.report import junit, markdown, row_json, summary, table
+from guardrail.decision import faithfulness_limit
 from guardrail.errors import InputError
+from guardrail.html_report import ReportThresholds, html_report
 
 __all__ = ["cmd_check"]
 
@@ -78,8 +82,46 @@ def _write(fmt: str, args: argparse.Namespace, results: list[RowResult], tally: 
         print("\n".join(lines), file=sys.stdout if fmt == "table" else sys.stderr)
 
 
+def _html_path(args: argparse.Namespace) -> Path | None:
+    """``--html FILE``, refused before any model work when it cannot be written there."""
+    if not args.html:
+        return None
+    path = Path(args.html)
+    if path.is_dir() or not path.parent.is_dir():
+        raise InputError(f"--html {args.html}: " + ("is a directory" if path.is_dir() else "no such directory")
+                         + "; give the path of the HTML file to write")
+    return path
+
+
+def _write_html(path: Path, args: argparse.Namespace, gate: Gate, results: list[RowResult], lines: list[str],
+                threshold: float | None) -> None:
+    """The HTML report of this run: the same rows, summary and thresholds as the other formats."""
+    from guardrail import __version__
+
+    policy = gate.policy
+    limit = None
+    if "faithfulness" in gate.checks:  # the model's own threshold for "auto", once a row reached the model
+        limit = faithfulness_limit(policy, threshold) if threshold is not None else gate.model_threshold
+    rule = "any sentence" if policy.aggregate == "any" else "mean"
+    thresholds = ReportThresholds(
+        faithfulness=limit,
+        faithfulness_rule=f"auto: the model's threshold, {rule}" if policy.faithfulness == "auto" else rule,
+        retrieval_relevance=policy.retrieval_relevance if "retrieval_relevance" in gate.checks else None,
+        response_relevance=policy.response_relevance if "response_relevance" in gate.checks else None,
+    )
+    source = "<stdin>" if args.file == "-" else args.file
+    page = html_report(results, summary=lines, thresholds=thresholds, source=source,
+                       generator=f"guardrail {__version__}")
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"--html {args.html}: cannot write the report ({exc.strerror or exc})") from None
+    print(f"guardrail: HTML report written to {path} ({len(page.encode('utf-8')) / 1024:.1f} KB)", file=sys.stderr)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     fmt = "jsonl" if args.json else args.format
+    html_path = _html_path(args)
     gate, notes = build_gate(args.policy, args.fail_under or (), _checks(args), checks_given=bool(args.checks))
     for note in notes:
         print(note, file=sys.stderr)
@@ -99,5 +141,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             sys.stdout.flush()
     tally.seconds = time.perf_counter() - started
     threshold = _model_threshold(evaluator) if "faithfulness" in gate.checks and tally.rows > tally.unchecked else None
-    _write(fmt, args, results, tally, summary(results, tally, gate.in_force(threshold)))
+    lines = summary(results, tally, gate.in_force(threshold))
+    _write(fmt, args, results, tally, lines)
+    if html_path is not None:
+        _write_html(html_path, args, gate, results, lines, threshold)
     return 0 if tally.ok else 1

@@ -45,6 +45,9 @@ def _check_parser(sub: Sub[argparse.ArgumentParser]) -> None:
                             "retrieval_relevance, response_relevance; VALUE within 0..1, or auto for faithfulness: "
                             "the NLI model's own threshold)")
     check.add_argument("--policy", help="decide with this policy file (JSON or TOML): its thresholds and aggregate")
+    check.add_argument("--html", metavar="FILE",
+                       help="also write one self-contained HTML report: summary, score histograms, every row sortable "
+                            "by score, failing rows with their unsupported sentences beside the best evidence")
     check.set_defaults(func=cmd_check)
 
 

@@ -223,7 +223,9 @@ class Judge:
             except openai.APIStatusError as exc:
                 raise JudgeError(f"the judge endpoint answered {exc.status_code} after retries: {exc.message}") from None
             except openai.APIConnectionError as exc:
-                raise JudgeError(f"the judge endpoint is unreachable ({exc})") from None
+                base = getattr(self.client, "base_url", None)
+                at = f" {base}" if base else ""
+                raise JudgeError(f"the judge endpoint{at} is unreachable ({exc})") from None
 
     def _parse(self, messages: list[dict[str, str]], content: str | None, check: Callable[[dict[str, Any]], None] | None,
                usage: Usage, temperature: float) -> dict[str, Any]:
