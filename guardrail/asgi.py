@@ -14,7 +14,8 @@ The response path has one strategy per kind of answer (as starlette's GZip respo
 (``text/event-stream``) is parsed incrementally and checked sentence by sentence; any other **2xx** answer is
 buffered (bounded), decoded, and read as JSON, or as an event stream when that is what it holds whatever its
 label; everything else (**non-2xx**, unguarded routes, other methods, websockets, lifespan) passes through
-untouched, so upstream errors reach the caller.
+untouched, so upstream errors reach the caller. The stream strategy is in :mod:`guardrail.asgi_stream`, the
+complete-body ones (and the JSON answers the middleware sends itself) in :mod:`guardrail.asgi_json`.
 
 Actions (from the guard's policy):
 
@@ -40,7 +41,6 @@ checked and go out decoded (without ``Content-Encoding``).
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from contextvars import ContextVar
@@ -48,27 +48,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from guardrail import wire
-from guardrail.asgi_stream import (
-    Message,
-    Receive,
-    Responder,
-    Scope,
-    Send,
-    StreamResponder,
-    header,
-    info,
-    unchecked_headers,
-    without,
-)
+from guardrail.asgi_json import Passthrough, ResponseExtractor, Sniff, json_messages, refusal
+from guardrail.asgi_stream import Message, Receive, Responder, Scope, Send, unchecked_headers
 from guardrail.errors import UnreadableError
 from guardrail.guard import Guard
 from guardrail.routes import PathError, encode_path, normalize_path, request_path
-from guardrail.verdict import Timings, Verdict, worst
+from guardrail.verdict import Timings, Verdict
 
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 RequestExtractor = Callable[[Any], tuple[str | None, list[str] | None]]
-ResponseExtractor = Callable[[Any], str | None]
 
 MAX_REQUEST_BYTES = 10 * 1024 * 1024
 GUARDED_ROUTES = ("/v1/chat/completions", "/v1/completions", "/v1/responses")
@@ -156,25 +145,6 @@ def openai_response(body: Any) -> str | None:
         return None
 
 
-# --------------------------------------------------------------------------- helpers
-def _verdict_headers(verdict: Verdict) -> list[tuple[bytes, bytes]]:
-    out = [(b"x-guardrail-action", verdict.action.encode()), (b"x-guardrail-outcome", verdict.outcome.encode())]
-    for name, value in (("faithfulness", verdict.scores.faithfulness),
-                        ("retrieval-relevance", verdict.scores.retrieval_relevance),
-                        ("response-relevance", verdict.scores.response_relevance)):
-        if value is not None:
-            out.append((f"x-guardrail-{name}".encode(), f"{value:.4f}".encode()))
-    return out
-
-
-def _json_messages(status: int, payload: Any, extra: list[tuple[bytes, bytes]] = ()) -> tuple[Message, Message]:  # type: ignore[assignment]
-    body = json.dumps(payload, ensure_ascii=False).encode()
-    start = {"type": "http.response.start", "status": status,
-             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra]}
-    return start, {"type": "http.response.body", "body": body, "more_body": False}
-
-
-
 # --------------------------------------------------------------------------- middleware
 class GuardrailMiddleware:
     """Pure ASGI middleware; per-request state lives in a per-request object, never on ``self``."""
@@ -248,7 +218,7 @@ class GuardrailMiddleware:
 async def _refuse(send: Send, status: int, message: str, code: str,
                   extra: Iterable[tuple[bytes, bytes]] = ()) -> None:
     """Answer a request the middleware refuses itself (the app never sees it)."""
-    start, body = _json_messages(status, {"error": {"message": message, "type": "invalid_request_error", "code": code}},
+    start, body = json_messages(status, {"error": {"message": message, "type": "invalid_request_error", "code": code}},
                                  list(extra))
     await send(start)
     await send(body)
@@ -282,7 +252,7 @@ class _Exchange:
             parts.append(message.get("body", b""))
             size += len(parts[-1])
             if size > MAX_REQUEST_BYTES:
-                start, body = _json_messages(413, {"error": {
+                start, body = json_messages(413, {"error": {
                     "message": f"request body over {MAX_REQUEST_BYTES} bytes", "type": "invalid_request_error"}})
                 await self.send(start)
                 await self.send(body)
@@ -336,8 +306,8 @@ class _Exchange:
     def _choose(self, message: Message) -> Responder[Any]:
         status = int(message["status"])
         if not 200 <= status < 300 or status in (204, 205):
-            return _Passthrough(self)  # errors (and empty answers) reach the client untouched
-        return _Sniff(self)  # the body's first bytes say what it is (a stream, or JSON to read), not its label
+            return Passthrough(self)  # errors (and empty answers) reach the client untouched
+        return Sniff(self)  # the body's first bytes say what it is (a stream, or JSON to read), not its label
 
     def echo(self) -> frozenset[str]:
         """The strings of the request, which an answer may repeat (the Responses API echoes instructions, tools...)."""
@@ -374,139 +344,6 @@ class _Exchange:
         """Send the block (error body, ``code`` "content_filter", or "unchecked" when it could not be checked) or the
         fallback answer."""
         self.closed = True
-        code = "unchecked" if verdict.outcome == "error" else "content_filter"
-        if verdict.action == "fallback":
-            payload = {"id": "guardrail", "object": "chat.completion", "created": int(time.time()), "model": "",
-                       "choices": [{"index": 0, "message": {"role": "assistant", "content": self.guard.policy.fallback_message},
-                                    "finish_reason": "content_filter"}], "guardrail": info(verdict)}
-            start, body = _json_messages(200, payload, _verdict_headers(verdict))
-        elif verdict.error_reason == "overload":  # at capacity: refused at once, the client may retry
-            start, body = _json_messages(503, {"error": {
-                "message": "guardrail is at capacity and did not check the answer: " + (verdict.error or ""),
-                "type": "guardrail_overloaded", "code": "overloaded"}}, [*_verdict_headers(verdict), (b"retry-after", b"1")])
-        else:
-            start, body = _json_messages(self.mw.block_status, {"error": {
-                "message": "the answer was blocked by guardrail: " + "; ".join(verdict.reasons),
-                "type": "guardrail_blocked", "code": code,
-                "reasons": list(verdict.reasons), "scores": verdict.to_dict(evidence=False)["scores"]}},
-                _verdict_headers(verdict))
+        start, body = refusal(verdict, self.mw.block_status, self.guard.policy.fallback_message)
         await self.send(start)
         await self.send(body)
-
-
-class _Passthrough(Responder["_Exchange"]):
-    async def start(self, message: Message) -> None:
-        await self.ex.send(message)
-
-    async def body(self, data: bytes, more: bool) -> None:
-        await self.ex.send({"type": "http.response.body", "body": data, "more_body": more})
-
-
-class _Sniff(Responder["_Exchange"]):
-    """A 2xx answer until its first bytes say what it is: an event stream labelled as one goes to
-    :class:`StreamResponder`, anything else to :class:`_Buffered` (JSON is read as JSON whatever its label, an event
-    stream with another label as a stream, anything else is refused); that responder then gets the start and every
-    piece so far."""
-
-    def __init__(self, ex: _Exchange) -> None:
-        super().__init__(ex)
-        self.start_msg: Message = {}
-        self.pieces: list[tuple[bytes, bool]] = []
-        self.sniffer = wire.Sniffer(None)
-
-    async def start(self, message: Message) -> None:
-        self.start_msg = message
-        headers = message.get("headers", [])
-        self.sniffer = wire.Sniffer(header(headers, b"content-type"), header(headers, b"content-encoding"))
-
-    async def body(self, data: bytes, more: bool) -> None:
-        self.pieces.append((data, more))
-        kind = self.sniffer.feed(data, more)
-        if kind is None:
-            return
-        ex: Any = self.ex
-        responder = StreamResponder(ex) if kind == "sse" and self.sniffer.labelled_sse else _Buffered(ex)
-        ex.responder = responder
-        await responder.start(self.start_msg)
-        for piece, more_ in self.pieces:
-            if ex.closed:
-                return
-            await responder.body(piece, more_)
-
-
-class _Buffered(Responder["_Exchange"]):
-    """A complete 2xx answer: buffered (bounded), decoded, read (JSON, or SSE whatever its label), checked."""
-
-    def __init__(self, ex: _Exchange) -> None:
-        super().__init__(ex)
-        self.start_msg: Message = {}
-        self.chunks: list[bytes] = []
-        self.size = 0
-
-    async def start(self, message: Message) -> None:
-        self.start_msg = message
-
-    async def body(self, data: bytes, more: bool) -> None:
-        self.chunks.append(data)
-        self.size += len(data)
-        if self.size > wire.MAX_BODY_BYTES:
-            await self.ex.unreadable(UnreadableError(f"the answer is over {wire.MAX_BODY_BYTES:,} bytes"),
-                                     self.start_msg, b"".join(self.chunks))
-            return
-        if more:
-            return
-        raw = b"".join(self.chunks)
-        headers = list(self.start_msg.get("headers", []))
-        try:
-            decoder = wire.Decoder(header(headers, b"content-encoding"))
-            decoded = decoder.decode(raw) + decoder.flush()
-            kind = wire.sniff(decoded[:64])
-            if kind == "sse":
-                await self._as_stream(decoded)
-                return
-            body = wire.loads(decoded)
-            texts = self._texts(body)
-        except UnreadableError as exc:
-            await self.ex.unreadable(exc, self.start_msg, raw)
-            return
-        ex = self.ex
-        question, contexts = ex.question_contexts()
-        generation = ex.elapsed()
-        verdicts = list(await asyncio.gather(*(
-            ex.guard.acheck(question, contexts, text, time_to_first_token=ex.first_byte, generation=generation)
-            for _, text in texts)))
-        verdict = worst(verdicts)
-        if verdict.action == "block" or (verdict.action == "fallback" and not isinstance(body, dict)):
-            await ex.refuse(verdict)
-            return
-        headers = without(headers, b"content-encoding", b"content-length")
-        out = decoded
-        rewrite = verdict.action == "fallback" or ex.mw.json_field is not None
-        if rewrite:
-            if verdict.action == "fallback":
-                failed = {i for (i, _), v in zip(texts, verdicts) if v.action == "fallback"}
-                wire.replace_answers(body, failed, ex.guard.policy.fallback_message)
-            if ex.mw.json_field is not None:
-                body[ex.mw.json_field] = verdict.to_dict(evidence=False)
-            out = json.dumps(body, ensure_ascii=False).encode()
-        headers.append((b"content-length", str(len(out)).encode()))
-        ex.closed = True
-        await ex.send({**self.start_msg, "headers": headers + _verdict_headers(verdict)})
-        await ex.send({"type": "http.response.body", "body": out, "more_body": False})
-
-    def _texts(self, body: Any) -> list[tuple[int, str]]:
-        custom = self.ex.mw.response_extractor
-        if custom is not None:
-            text = custom(body)
-            if not isinstance(text, str):
-                raise UnreadableError("the response_extractor found no answer text in the body")
-            return [(0, text)]
-        return list(wire.iter_texts(wire.read_answers(body, echo=self.ex.echo())))
-
-    async def _as_stream(self, decoded: bytes) -> None:
-        """An event stream sent with another label: checked as a stream, sent as one body."""
-        headers = without(self.start_msg.get("headers", []), b"content-encoding", b"content-length", b"content-type")
-        stream = StreamResponder(self.ex, buffered=True)
-        await stream.start({**self.start_msg, "headers": [*headers, (b"content-type", b"text/event-stream")]},
-                           decoded=True)
-        await stream.body(decoded, False)

@@ -9,7 +9,10 @@ release what the final decision would also release) and the CLI gate (``guardrai
 - faithfulness, ``aggregate="mean"``: the answer fails when the mean of the checked sentences is below the limit. No
   sentence decides alone, so a held (block / fallback) stream releases nothing until the end, where the whole answer
   is decided: delivered whole, or not at all (``streams_hold_to_end``);
-- retrieval relevance: the best chunk's relevance must reach its threshold (no chunk at all fails);
+- retrieval relevance: the best chunk's relevance must reach its threshold (no chunk at all fails), for an answer
+  that makes a claim: an answer with no checked sentence ("I could not find that in the documents.", "Sure!") takes
+  nothing from the passages, so irrelevant passages do not fail it (a stream releases such sentences and stops at
+  the first claim);
 - response relevance: the answer's relevance must reach its threshold;
 - an empty answer passes unless ``empty_answer="fail"``.
 """
@@ -64,8 +67,10 @@ def _faithfulness_failures(policy: Policy, sentences: Sequence[SentenceEvidence]
 
 def gate_failures(policy: Policy, *, limit: float | None, sentences: Sequence[SentenceEvidence] = (),
                   mean: float | None = None, retrieval_top: float | None = None, retrieval_checked: bool = False,
-                  response_relevance: float | None = None, empty: bool = False) -> list[tuple[str, list[str]]]:
-    """(check, reasons) for every check the scores fail under ``policy``; [] = the answer passes."""
+                  response_relevance: float | None = None, empty: bool = False,
+                  claims: bool = True) -> list[tuple[str, list[str]]]:
+    """(check, reasons) for every check the scores fail under ``policy``; [] = the answer passes. ``claims=False``:
+    the answer makes no claim (no sentence was checked), so retrieval relevance does not gate it."""
     out: list[tuple[str, list[str]]] = []
     if policy.empty_answer == "fail" and empty:
         out.append(("empty_answer", ["the answer is empty (empty_answer='fail')"]))
@@ -73,7 +78,7 @@ def gate_failures(policy: Policy, *, limit: float | None, sentences: Sequence[Se
         reasons = _faithfulness_failures(policy, sentences, mean, limit)
         if reasons:
             out.append(("faithfulness", reasons))
-    if policy.retrieval_relevance is not None and retrieval_checked:
+    if policy.retrieval_relevance is not None and retrieval_checked and claims:
         if retrieval_top is None:
             out.append(("retrieval_relevance", ["no passages were retrieved for the question"]))
         elif retrieval_top < policy.retrieval_relevance:
@@ -102,6 +107,7 @@ def decide(policy: Policy, evaluation: Evaluation, response: str, timings: Timin
         retrieval_checked=retrieval is not None,
         response_relevance=evaluation.response_relevance,
         empty=not response.strip(),
+        claims=faith is None or any(s.checked for s in faith.sentences),
     )
     scores = Scores(faith.score if faith else None, retrieval.top if retrieval else None, evaluation.response_relevance)
     failed = tuple(check for check, _ in failures)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -34,7 +35,7 @@ try:
     from langchain_core.callbacks import BaseCallbackHandler
     from langchain_core.runnables import Runnable, RunnableConfig
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise MissingDependencyError("the LangChain integration needs: pip install 'guardrail[langchain]'") from exc
+    raise MissingDependencyError("the LangChain integration needs: pip install 'rag-guardrail[langchain]'") from exc
 
 
 def _texts(docs: Any) -> list[str]:
@@ -47,7 +48,11 @@ def _texts(docs: Any) -> list[str]:
     return out
 
 
-class GuardedChain(Runnable[dict, dict]):
+ChainDict = dict[str, Any]
+"""A chain's input, output and stream chunks: dicts of named values (``input``, ``context``, ``answer``, ...)."""
+
+
+class GuardedChain(Runnable[ChainDict, ChainDict]):
     """A Runnable that guards the answer of a RAG chain (see the module docstring)."""
 
     def __init__(self, guard: Guard, chain: Runnable[Any, Any] | None = None, *, question_key: str = "input",
@@ -77,14 +82,14 @@ class GuardedChain(Runnable[dict, dict]):
             result[self.answer_key] = self.guard.policy.fallback_message
         return result
 
-    def invoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
+    def invoke(self, input: ChainDict, config: RunnableConfig | None = None, **kwargs: Any) -> ChainDict:
         start = time.perf_counter()
         out = self.chain.invoke(input, config, **kwargs) if self.chain is not None else input
         question, contexts, answer = self._parts(out)
         total = time.perf_counter() - start
         return self._apply(out, self.guard.check(question, contexts, answer, time_to_first_token=total, generation=total))
 
-    async def ainvoke(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
+    async def ainvoke(self, input: ChainDict, config: RunnableConfig | None = None, **kwargs: Any) -> ChainDict:
         start = time.perf_counter()
         out = await self.chain.ainvoke(input, config, **kwargs) if self.chain is not None else input
         question, contexts, answer = self._parts(out)
@@ -99,7 +104,7 @@ class GuardedChain(Runnable[dict, dict]):
             chunk[self.answer_key] = self.guard.policy.fallback_message
         return chunk
 
-    def stream(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[dict]:
+    def stream(self, input: ChainDict, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[ChainDict]:
         if self.chain is None:
             yield self.invoke(input, config)
             return
@@ -111,7 +116,7 @@ class GuardedChain(Runnable[dict, dict]):
                 break
         yield from state.end()
 
-    async def astream(self, input: dict, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[dict]:
+    async def astream(self, input: ChainDict, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[ChainDict]:
         if self.chain is None:
             yield await self.ainvoke(input, config)
             return
@@ -128,7 +133,7 @@ class GuardedChain(Runnable[dict, dict]):
 class _StreamState:
     """One stream of a GuardedChain: collects the question and contexts, feeds answer pieces to the guard."""
 
-    def __init__(self, owner: GuardedChain, input: dict) -> None:
+    def __init__(self, owner: GuardedChain, input: ChainDict) -> None:
         self.owner = owner
         self.start = time.perf_counter()
         self.ttft: float | None = None
@@ -142,11 +147,11 @@ class _StreamState:
             self.stream = self.owner.guard.stream(self.question, self.contexts or [])
         return self.stream
 
-    def push(self, chunk: Any) -> list[dict]:
+    def push(self, chunk: Any) -> list[ChainDict]:
         o = self.owner
         if not isinstance(chunk, dict):
             raise TypeError(f"GuardedChain streams dict chunks (as create_retrieval_chain does), got {type(chunk).__name__}")
-        out: list[dict] = []
+        out: list[ChainDict] = []
         rest = {k: v for k, v in chunk.items() if k != o.answer_key}
         if o.question_key in chunk and isinstance(chunk[o.question_key], str):
             self.question = chunk[o.question_key]
@@ -168,7 +173,7 @@ class _StreamState:
             self.stopped = self.stream.stopped
         return out
 
-    def end(self) -> Iterator[dict]:
+    def end(self) -> Iterator[ChainDict]:
         stream = self._ensure()
         end = stream.finish(time_to_first_token=self.ttft, generation=time.perf_counter() - self.start)
         if end.text:
@@ -179,29 +184,38 @@ class _StreamState:
             yield {"guardrail": end.verdict}
 
 
+@dataclass
+class _Run:
+    """One LLM call being timed: when it started, and its time to first token once a token came."""
+
+    start: float
+    first_token: float | None = None
+
+
 class GuardrailCallbackHandler(BaseCallbackHandler):
     """Time to first token and total generation time of every LLM / chat-model call, into ``telemetry``."""
 
     def __init__(self, telemetry: Telemetry) -> None:
         self.telemetry = telemetry
-        self._runs: dict[UUID, list[float | None]] = {}
+        self._runs: dict[UUID, _Run] = {}
 
     def on_llm_start(self, serialized: Any, prompts: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        self._runs[run_id] = [time.perf_counter(), None]
+        self._runs[run_id] = _Run(time.perf_counter())
 
     def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        self._runs[run_id] = [time.perf_counter(), None]
+        self._runs[run_id] = _Run(time.perf_counter())
 
-    def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
+    def on_llm_new_token(self, token: str | list[str | dict[str, Any]], *, run_id: UUID, **kwargs: Any) -> None:
+        # a chat model may stream content blocks (a list) instead of a string: any non-empty token is the first one
         run = self._runs.get(run_id)
-        if run is not None and run[1] is None and token:
-            run[1] = time.perf_counter() - run[0]  # type: ignore[operator]
+        if run is not None and run.first_token is None and token:
+            run.first_token = time.perf_counter() - run.start
 
     def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
         run = self._runs.pop(run_id, None)
         if run is not None:
-            total = time.perf_counter() - run[0]  # type: ignore[operator]
-            self.telemetry.observe_generation(run[1] if run[1] is not None else total, total)
+            total = time.perf_counter() - run.start
+            self.telemetry.observe_generation(run.first_token if run.first_token is not None else total, total)
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         self._runs.pop(run_id, None)

@@ -29,6 +29,7 @@ always reported as the faithfulness score.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
@@ -118,11 +119,11 @@ class Policy:
         except OSError as exc:
             raise ConfigurationError(f"cannot read policy file {path}: {exc}") from exc
         if path.suffix == ".toml":
-            try:
+            if sys.version_info >= (3, 11):
                 import tomllib
-            except ImportError:  # Python 3.10
+            else:  # Python 3.10
                 try:
-                    import tomli as tomllib  # type: ignore[no-redef]
+                    import tomli as tomllib
                 except ImportError as exc:
                     raise ConfigurationError("TOML policies on Python 3.10 need: pip install tomli (or use JSON)") from exc
             try:

@@ -31,6 +31,9 @@ characters, and the evaluator's ``max_context_chars``); :class:`RequestLimits` s
 upstream's answer is decoded incrementally and refused (502) once it is over 32 MB decoded, so a small compressed
 body cannot inflate to gigabytes; a stream is cut with an error event there. Request parsing runs off the event
 loop, so ``/healthz`` answers while a large request is read.
+
+Modules: this one builds the app and routes each request; :mod:`guardrail.server_request` holds the bounds and the
+request validation, :mod:`guardrail.server_upstream` the forwarding to the upstream and the relay of its answer.
 """
 
 from __future__ import annotations
@@ -45,17 +48,22 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-import numpy as np
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
-from guardrail import wire
-from guardrail.asgi import GUARDED_ROUTES, MAX_REQUEST_BYTES, GuardrailMiddleware, openai_request, record
-from guardrail.errors import ConfigurationError, InputError, UnreadableError
+from guardrail.asgi import GUARDED_ROUTES, GuardrailMiddleware, openai_request, record
+from guardrail.asgi import MAX_REQUEST_BYTES as MAX_REQUEST_BYTES
+from guardrail.errors import ConfigurationError, InputError
 from guardrail.guard import Guard
 from guardrail.routes import PathError, encode_path, match_route, request_path
+from guardrail.server_request import MAX_REQUEST_DEPTH as MAX_REQUEST_DEPTH
+from guardrail.server_request import RequestLimits, validate_request
+from guardrail.server_request import json_depth as _depth  # noqa: F401  (its name here before the split)
+from guardrail.server_upstream import PASS_HEADERS as PASS_HEADERS
+from guardrail.server_upstream import error_response as _error
+from guardrail.server_upstream import forward, upstream_headers
 from guardrail.telemetry import Telemetry, metrics_app
 
 ROUTES = GUARDED_ROUTES
@@ -63,123 +71,10 @@ ROUTES = GUARDED_ROUTES
 #: ending in ``/*`` covers every path below it (model ids hold slashes: ``/v1/models/meta-llama/Llama-3-8B``)
 FORWARDED_ROUTES: tuple[tuple[str, str], ...] = (("GET", "/v1/models"), ("GET", "/v1/models/*"),
                                                  ("POST", "/v1/embeddings"))
-#: headers of the upstream answer that are passed on (the body is passed on decoded: no content-encoding)
-PASS_HEADERS = ("content-type", "x-request-id", "openai-processing-ms", "retry-after")
-#: nesting deeper than this in a request is refused (400), not parsed into a RecursionError
-MAX_REQUEST_DEPTH = 64
 #: every HTTP method the gateway answers itself (an allowed one, or a clear 405)
 _METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
-
-@dataclass(frozen=True)
-class RequestLimits:
-    """Bounds of one gateway request, checked before the upstream is called and before any model work; over a
-    bound the request is refused with a 4xx that names it (an upstream answer over its bound: 502).
-
-    CPU budget (measured with the shipped models on one core): the contexts cost about 0.1 ms per character (their
-    windows are embedded for retrieval relevance and indexed for faithfulness), so the default 100,000 characters
-    keep them near 10 s at worst and typical RAG requests (10-20k characters) near 1-2 s; each answer costs about
-    0.3 ms per character, bounded by the evaluator (``FaithfulnessConfig.max_response_chars``), and there are at
-    most ``max_choices`` answers; the question is read from its last 4,000 characters
-    (``Evaluator(max_question_chars=...)``). Lower the limits for a tighter budget."""
-
-    #: request body (413)
-    max_body_bytes: int = MAX_REQUEST_BYTES
-    #: JSON nesting of the request (400)
-    max_depth: int = MAX_REQUEST_DEPTH
-    #: ``n``: answers per request, each of them checked (400)
-    max_choices: int = 8
-    #: retrieved chunks per request (400)
-    max_contexts: int = 256
-    #: total characters of the contexts (400); the evaluator's ``max_context_chars`` applies too; None: only that
-    max_context_chars: int | None = 100_000
-    #: an upstream answer, decoded (a JSON body, or a whole stream) (502 / an error event)
-    max_upstream_bytes: int = wire.MAX_BODY_BYTES
-
-    def __post_init__(self) -> None:
-        for name in ("max_body_bytes", "max_depth", "max_choices", "max_contexts", "max_upstream_bytes"):
-            if getattr(self, name) < 1:
-                raise ConfigurationError(f"RequestLimits.{name} must be at least 1, got {getattr(self, name)}")
-        if self.max_context_chars is not None and self.max_context_chars < 1:
-            raise ConfigurationError(f"RequestLimits.max_context_chars must be at least 1, got {self.max_context_chars}")
-
 Retriever = Callable[[str], list[str]]
-
-
-def _error(status: int, message: str, kind: str) -> JSONResponse:
-    return JSONResponse({"error": {"message": message, "type": kind, "code": kind}}, status_code=status)
-
-
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_STEP = np.zeros(256, dtype=np.int32)
-_STEP[[0x5B, 0x7B]] = 1
-_STEP[[0x5D, 0x7D]] = -1
-
-
-def _depth(raw: bytes) -> int:
-    """Deepest bracket nesting of a JSON text (brackets inside strings counted too: an upper bound). Vectorized, in
-    slices of 1 MB: 10 MB of brackets take milliseconds and little memory."""
-    brackets = raw.translate(None, _NOT_BRACKETS)
-    best = level = 0
-    for i in range(0, len(brackets), 1 << 20):
-        levels = np.cumsum(_STEP[np.frombuffer(brackets[i : i + (1 << 20)], dtype=np.uint8)]) + level
-        best = max(best, int(levels.max()))
-        level = int(levels[-1])
-    return best
-
-
-def validate_request(raw: bytes, limits: RequestLimits | None = None, *, max_context_chars: int | None = None) -> dict[str, Any]:
-    """The request as a dict, or InputError saying what is wrong (a 400, never a 500)."""
-    limits = limits or RequestLimits()
-    if _depth(raw) > limits.max_depth:
-        raise InputError(f"the request JSON is nested deeper than {limits.max_depth} levels")
-    try:
-        payload = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        raise InputError("the request body must be a JSON object (OpenAI chat/completions format)") from None
-    if not isinstance(payload, dict):
-        raise InputError("the request body must be a JSON object (OpenAI chat/completions format)")
-    messages = payload.get("messages")
-    if messages is not None:
-        if not isinstance(messages, list):
-            raise InputError(f"'messages' must be a list of message objects, got {type(messages).__name__}")
-        for i, m in enumerate(messages):
-            if not isinstance(m, dict) or not isinstance(m.get("role"), str):
-                raise InputError(f"messages[{i}] must be an object with a string 'role'")
-            content = m.get("content")
-            if content is not None and not isinstance(content, (str, list)):
-                raise InputError(f"messages[{i}].content must be a string or a list of parts, got {type(content).__name__}")
-    for key in ("contexts", "documents"):
-        value = payload.get(key)
-        if value is not None and (not isinstance(value, list) or not all(isinstance(c, (str, dict)) for c in value)):
-            raise InputError(f"'{key}' must be a list of strings (or objects with 'text')")
-    if "stream" in payload and not isinstance(payload["stream"], bool):
-        raise InputError("'stream' must be true or false")
-    n = payload.get("n")
-    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
-        raise InputError(f"'n' must be a positive integer, got {n!r}")
-    if n is not None and n > limits.max_choices:
-        raise InputError(f"'n' is {n}, over the limit of {limits.max_choices} answers per request "
-                         "(each answer is checked; RequestLimits.max_choices)")
-    chunks = payload.get("contexts", payload.get("documents"))
-    if isinstance(chunks, list):
-        if len(chunks) > limits.max_contexts:
-            raise InputError(f"the request has {len(chunks):,} contexts, over the limit of {limits.max_contexts:,} "
-                             "(RequestLimits.max_contexts)")
-        caps = [c for c in (limits.max_context_chars, max_context_chars) if c is not None]
-        if caps:
-            cap = min(caps)
-            total = sum(len(c) if isinstance(c, str) else sum(len(v) for v in c.values() if isinstance(v, str))
-                        for c in chunks)
-            if total > cap:
-                raise InputError(f"the contexts total {total:,} characters, over the limit of {cap:,} "
-                                 "(max_context_chars); send fewer or shorter chunks (refused before the upstream is "
-                                 "called)")
-    try:
-        json.dumps(payload, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InputError(f"the request holds a lone surrogate (broken Unicode) at {exc.start}; send valid UTF-8 text") from None
-    return payload
 
 
 class _RawASGI:
@@ -332,13 +227,13 @@ class Gateway:
             payload["messages"] = [{"role": "system", "content": f"Answer only from these documents:\n{documents}"},
                                    *payload.get("messages", [])]
         record(query=question or "", contexts=contexts or [])
-        headers = self._headers(request, {"content-type": "application/json"})
+        headers = upstream_headers(request, {"content-type": "application/json"}, self.api_key)
         body = await asyncio.to_thread(lambda: json.dumps(payload, ensure_ascii=False).encode())
         return await self._send(request, "POST", path, headers, body)
 
     async def _forward_unguarded(self, request: Request, path: str) -> Response:
         """The allow-listed unguarded routes (``/v1/models``, embeddings) go to the upstream unchanged."""
-        headers = self._headers(request, {})
+        headers = upstream_headers(request, {}, self.api_key)
         if request.headers.get("content-type"):
             headers["content-type"] = request.headers["content-type"]
         try:
@@ -347,74 +242,14 @@ class Gateway:
             return _error(413, str(exc), "request_too_large")
         return await self._send(request, request.method, path, headers, body)
 
-    def _headers(self, request: Request, base: dict[str, str]) -> dict[str, str]:
-        # encodings the gateway decodes incrementally under its cap (guardrail.wire.Decoder)
-        headers = {**base, "accept": request.headers.get("accept", "application/json"), "accept-encoding": "gzip, deflate"}
-        auth = request.headers.get("authorization")
-        if auth:
-            headers["authorization"] = auth
-        elif self.api_key:
-            headers["authorization"] = f"Bearer {self.api_key}"
-        return headers
-
     async def _send(self, request: Request, method: str, path: str, headers: dict[str, str], body: bytes | None) -> Response:
         client = self.client
         assert client is not None
         url = self.base + encode_path(path)[len("/v1"):]
         if request.url.query:
             url += "?" + request.url.query
-        try:
-            response = await client.send(client.build_request(method, url, content=body, headers=headers), stream=True)
-        except httpx.TimeoutException as exc:
-            self.telemetry.upstream_error("timeout")
-            return _error(504, f"the upstream at {self.base} did not answer in time ({type(exc).__name__})", "upstream_timeout")
-        except httpx.TransportError as exc:
-            self.telemetry.upstream_error("connect")
-            return _error(502, f"the upstream at {self.base} is unreachable ({type(exc).__name__}: {exc})", "upstream_unreachable")
-        passed = {k: v for k, v in response.headers.items() if k.lower() in PASS_HEADERS}
-        ctype = response.headers.get("content-type", "")
-        try:
-            decoder = wire.Decoder(response.headers.get("content-encoding"), limit=self.limits.max_upstream_bytes)
-        except UnreadableError as exc:
-            await response.aclose()
-            self.telemetry.upstream_error("stream")
-            return _error(502, f"the upstream answer cannot be read: {exc}", "upstream_error")
-        if response.status_code >= 400 or "text/event-stream" not in ctype:
-            parts = []
-            try:
-                # decoded incrementally under the cap: a small compressed body never inflates whole
-                async for raw in response.aiter_raw():
-                    parts.append(decoder.decode(raw))
-                parts.append(decoder.flush())
-            except httpx.HTTPError as exc:
-                self.telemetry.upstream_error("timeout" if isinstance(exc, httpx.TimeoutException) else "stream")
-                return _error(502, f"the upstream answer broke off ({type(exc).__name__})", "upstream_error")
-            except UnreadableError as exc:
-                self.telemetry.upstream_error("stream")
-                return _error(502, f"the upstream answer cannot be read: {exc}", "upstream_error")
-            finally:
-                await response.aclose()
-            if response.status_code >= 400:
-                self.telemetry.upstream_error("status")
-            return Response(b"".join(parts), status_code=response.status_code, headers=passed)
-        return StreamingResponse(self._relay(response, decoder), status_code=response.status_code, headers=passed)
-
-    async def _relay(self, response: httpx.Response, decoder: wire.Decoder) -> AsyncIterator[bytes]:
-        try:
-            async for raw in response.aiter_raw():
-                chunk = decoder.decode(raw)
-                if chunk:
-                    yield chunk
-            tail = decoder.flush()
-            if tail:
-                yield tail
-        except (httpx.HTTPError, UnreadableError) as exc:
-            self.telemetry.upstream_error("timeout" if isinstance(exc, httpx.TimeoutException) else "stream")
-            what = str(exc) if isinstance(exc, UnreadableError) else f"broke off ({type(exc).__name__})"
-            event = {"error": {"message": f"the upstream stream {what}", "type": "upstream_error"}}
-            yield f"\n\ndata: {json.dumps(event)}\n\n".encode()
-        finally:
-            await response.aclose()  # also on client disconnect: the upstream request is closed, not leaked
+        return await forward(client, self.base, method, url, headers, body, telemetry=self.telemetry,
+                             max_bytes=self.limits.max_upstream_bytes)
 
 
 class _TooLarge(Exception):

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
@@ -153,7 +153,9 @@ def metrics_app(registry: CollectorRegistry | None = None, *, multiprocess: bool
         if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
             raise RuntimeError("multiprocess metrics need PROMETHEUS_MULTIPROC_DIR set before the workers start")
         collected = CollectorRegistry()
-        mp.MultiProcessCollector(collected)
+        # prometheus_client leaves MultiProcessCollector.__init__ unannotated: its signature, as typed here
+        collector = cast(Callable[[CollectorRegistry], object], mp.MultiProcessCollector)
+        collector(collected)
         return make_asgi_app(registry=collected)
     if registry is None:
         raise ValueError("pass the registry your Telemetry records into (Telemetry.registry)")

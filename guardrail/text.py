@@ -329,6 +329,45 @@ FILLER_WORDS = frozenset(
 )
 
 
+_WHERE = r"(?:\s+(?:in|from|within|among)\s+(?:the\s+|these\s+|your\s+|my\s+)?(?:provided\s+|given\s+|available\s+|retrieved\s+|attached\s+|shared\s+)?(?:documents?|context|passages?|sources?|texts?|information|materials?|knowledge\s+base|docs|records|data))?"
+_ABOUT = r"(?:\s+(?:about|on|regarding|for)\s+(?:that|this|it|this\s+topic|that\s+topic|this\s+question|your\s+question))?"
+#: a sentence that only says the answer is not known or not in the documents (an honest refusal makes no claim)
+_REFUSAL = re.compile(
+    r"(?:(?:sorry|unfortunately|i'?m\s+sorry|i\s+am\s+sorry|apologies)[,!.]?\s*)?(?:but\s+)?"
+    r"(?:"
+    r"(?:i|we)\s+(?:could\s+not|couldn'?t|can'?t|cannot|do\s+not|don'?t|did\s+not|didn'?t|am\s+unable\s+to|"
+    r"are\s+unable\s+to|was\s+unable\s+to|were\s+unable\s+to|wasn'?t\s+able\s+to|am\s+not\s+able\s+to|"
+    r"have\s+not\s+been\s+able\s+to|haven'?t\s+been\s+able\s+to)\s+"
+    r"(?:find|locate|see|answer|know|determine|tell|say|confirm|verify|help\s+with)"
+    r"(?:\s+(?:that|this|it|the\s+answer|an\s+answer|any\s+information|information|anything|that\s+information|"
+    r"this\s+information|the\s+information|any\s+mention|a\s+mention|mention\s+of\s+(?:that|this|it)))?"
+    + _ABOUT + _WHERE +
+    r"|(?:the\s+|these\s+|your\s+)?(?:provided\s+|given\s+|available\s+|retrieved\s+)?"
+    r"(?:documents?|context|passages?|sources?|texts?|information|materials?)\s+"
+    r"(?:do|does|did)\s*(?:not|n'?t)\s+(?:say|mention|contain|specify|include|cover|answer|address|state)"
+    r"(?:\s+(?:that|this|it|this\s+question|your\s+question|the\s+answer|anything\s+about\s+(?:that|this|it)))?"
+    r"|(?:there\s+is\s+|i\s+have\s+|i\s+found\s+|we\s+have\s+)?no\s+(?:information|mention|answer|details?)"
+    + _ABOUT + _WHERE +
+    r"|(?:i\s+)?(?:do\s+not|don'?t)\s+know(?:\s+the\s+answer)?" + _ABOUT +
+    r"|(?:that|this|it)\s+(?:is|was)\s*(?:not|n'?t)\s+(?:mentioned|covered|stated|specified|addressed|answered)"
+    + _WHERE +
+    r")[.!]?",
+    re.I,
+)
+
+
+def is_refusal(text: str) -> bool:
+    """True for a sentence that only says the answer is unknown or not in the documents ("I could not find that in
+    the documents.", "The context does not say.", "I don't know."): it makes no claim about the context, so it is not
+    judged (a refusal followed by a claim, in the same sentence or the next, still has that claim judged).
+
+    >>> [is_refusal(t) for t in ("I could not find that in the documents.", "Sorry, the context does not say.",
+    ...                          "I could not find that, but gift cards can be returned.")]
+    [True, True, False]
+    """
+    return _REFUSAL.fullmatch(text.strip().replace("’", "'")) is not None
+
+
 def is_claim(text: str) -> bool:
     """False for sentences with no content word beyond pleasantries ("Sure!", "Hope this helps.")."""
     return any(w not in FILLER_WORDS for w in content_words(text))

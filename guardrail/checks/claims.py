@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from guardrail.text import is_claim, is_refusal
+
 __all__ = ["AnswerClaim", "answer_claim", "polarity", "yes_no_statement", "wh_statement"]
 
 _TOKEN = re.compile(r"[A-Za-z0-9À-ÖØ-öø-ÿ$€£%]+(?:['’.,:/-][A-Za-z0-9À-ÖØ-öø-ÿ%]+)*|[^\sA-Za-z0-9]")
@@ -109,6 +111,19 @@ def polarity(answer: str) -> tuple[bool | None, str]:
                 rest = text[len(phrase):].lstrip(" ,.!;:-—–")
                 return value, rest
     return None, text
+
+
+def yes_no_only(sentence: str) -> bool:
+    """A sentence that is a bare yes/no word with pleasantries ("Absolutely!", "Of course!", "Sure thing."): it
+    answers a yes/no question when the answer makes no claim, and is a pleasantry beside one."""
+    value, rest = polarity(sentence)
+    return value is not None and not is_claim(rest)
+
+
+def makes_claim(sentence: str) -> bool:
+    """A sentence that says something about the world: not pleasantries, not an honest refusal ("I could not find
+    that in the documents."), not a bare yes/no word."""
+    return is_claim(sentence) and not is_refusal(sentence) and not yes_no_only(sentence)
 
 
 def _subject_end(tokens: list[str], aux_kind: str) -> int:
@@ -266,37 +281,9 @@ def wh_statement(question: str, answer: str) -> str | None:
             return None
         return _sentence(subject + [nxt] + ans)
     if wh in ("what", "which", "who", "whose") and nxt not in _AUX and nxt not in _NEG_AUX:
-        # a wh-subject: "Who wrote Hamlet?" -> "A wrote Hamlet."; "Which country hosted X?" -> "A hosted X."
-        k = 0
-        if wh in ("which", "what", "whose"):
-            while k < len(rest) and rest[k].lower() not in _AUX and not _looks_verb(rest[k]):
-                k += 1
-            if k >= len(rest):
-                return None
-            if k >= 1 and rest[k].lower() in _AUX and k + 1 < len(rest):
-                # "Which city are Acme's headquarters in?" -> "Acme's headquarters are in Denver."
-                clause = _clause(" ".join(rest[k:]))
-                if clause is not None:
-                    subject, verb, pred = clause
-                    tail = ans
-                    if re.fullmatch(r"\d{3,4}s?", ans[0]) and (not pred or pred[-1].lower() not in _PREPOSITIONS):
-                        tail = ["in"] + ans  # "What year was the tower built?" + "1889"
-                    return _sentence(subject + verb + pred + tail)
-        return _sentence(ans + _person(rest[k:]))
+        return _wh_subject(wh, rest, ans)
     if wh in ("when", "where") and (nxt in _AUX or nxt in _NEG_AUX):
-        clause = _clause(" ".join(rest))
-        if clause is None:
-            return None
-        subject, verb, pred = clause
-        place = ans
-        if ans[0].lower() not in _PREPOSITIONS:
-            if wh == "where":
-                place = ["in"] + ans
-            elif re.fullmatch(r"\d{3,4}s?", ans[0]) or ans[0].lower() in _MONTHS:
-                place = ["in"] + ans
-            elif re.fullmatch(r"\d{1,2}", ans[0]) and len(ans) > 1 and ans[1].lower() in _MONTHS:
-                place = ["on"] + ans
-        return _sentence(subject + verb + pred + place)
+        return _wh_time_place(wh, rest, ans)
     if wh == "how" and len(rest) >= 2 and rest[0].lower() in ("many", "much", "long", "old", "far", "often", "big"):
         # "How long is the warranty?" -> "The warranty is two years."; "How many X does Y have?" -> keep Q:A
         if rest[1].lower() in _BE and len(rest) > 2:
@@ -310,6 +297,44 @@ def wh_statement(question: str, answer: str) -> str | None:
         subject, verb, pred = clause
         return _sentence(subject + verb + pred[:1] + ans + pred[1:])
     return None
+
+
+def _wh_subject(wh: str, rest: list[str], ans: list[str]) -> str | None:
+    """The answer to a wh-subject question: "Who wrote Hamlet?" -> "A wrote Hamlet."; "Which country hosted X?" ->
+    "A hosted X."; "Which city are Acme's headquarters in?" -> "Acme's headquarters are in A."."""
+    k = 0
+    if wh in ("which", "what", "whose"):
+        while k < len(rest) and rest[k].lower() not in _AUX and not _looks_verb(rest[k]):
+            k += 1
+        if k >= len(rest):
+            return None
+        if k >= 1 and rest[k].lower() in _AUX and k + 1 < len(rest):
+            # "Which city are Acme's headquarters in?" -> "Acme's headquarters are in Denver."
+            clause = _clause(" ".join(rest[k:]))
+            if clause is not None:
+                subject, verb, pred = clause
+                tail = ans
+                if re.fullmatch(r"\d{3,4}s?", ans[0]) and (not pred or pred[-1].lower() not in _PREPOSITIONS):
+                    tail = ["in"] + ans  # "What year was the tower built?" + "1889"
+                return _sentence(subject + verb + pred + tail)
+    return _sentence(ans + _person(rest[k:]))
+
+
+def _wh_time_place(wh: str, rest: list[str], ans: list[str]) -> str | None:
+    """The answer to "When / where was X done?": "X was done in / on A." (a preposition added where A has none)."""
+    clause = _clause(" ".join(rest))
+    if clause is None:
+        return None
+    subject, verb, pred = clause
+    place = ans
+    if ans[0].lower() not in _PREPOSITIONS:
+        if wh == "where":
+            place = ["in"] + ans
+        elif re.fullmatch(r"\d{3,4}s?", ans[0]) or ans[0].lower() in _MONTHS:
+            place = ["in"] + ans
+        elif re.fullmatch(r"\d{1,2}", ans[0]) and len(ans) > 1 and ans[1].lower() in _MONTHS:
+            place = ["on"] + ans
+    return _sentence(subject + verb + pred + place)
 
 
 _MONTHS = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",

@@ -103,9 +103,25 @@ class RelevanceCheck:
         empty = RetrievalRelevance(None, None, (), None, None, cfg.chunk_threshold)
         if not question.strip():
             return (None if contexts is None else empty), None
-        emb = self.embedder
-        tok = emb.tokenizer
-        body = emb.max_length - tok.special_tokens(pair=False)
+        texts, owners = self._texts(question, contexts, with_sentences)
+        answer = response if response is not None and response.strip() else None
+        if answer is not None:
+            texts.append(answer)
+        vecs = self.embedder.embed(texts)
+        sims = vecs[1:] @ vecs[0]
+        resp_rel = _clip(float(sims[-1])) if answer is not None else None
+        if contexts is None:
+            return None, resp_rel
+        if not contexts:
+            return empty, resp_rel
+        return self._retrieval(len(contexts), owners, sims, with_sentences), resp_rel
+
+    def _texts(self, question: str, contexts: Sequence[str] | None,
+               with_sentences: bool) -> tuple[list[str], list[tuple[int, bool]]]:
+        """The texts to embed, the question first, then each chunk's windows (and its sentences with
+        ``with_sentences``); and the owner of each text after the question: (chunk, is_sentence)."""
+        tok = self.embedder.tokenizer
+        body = self.embedder.max_length - tok.special_tokens(pair=False)
         texts: list[str] = [question]
         owners: list[tuple[int, bool]] = []  # (chunk, is_sentence)
         for c, text in enumerate(contexts or ()):
@@ -118,17 +134,14 @@ class RelevanceCheck:
                 for s in sents:
                     texts.append(s.of(text))
                     owners.append((c, True))
-        with_response = response is not None and bool(response.strip())
-        if with_response:
-            texts.append(response)  # type: ignore[arg-type]
-        vecs = emb.embed(texts)
-        sims = vecs[1:] @ vecs[0]
-        resp_rel = _clip(float(sims[-1])) if with_response else None
-        if contexts is None:
-            return None, resp_rel
-        if not contexts:
-            return empty, resp_rel
-        chunk_scores = np.zeros(len(contexts), dtype=np.float32)
+        return texts, owners
+
+    def _retrieval(self, chunks_count: int, owners: list[tuple[int, bool]], sims: np.ndarray,
+                   with_sentences: bool) -> RetrievalRelevance:
+        """Each chunk's score (its best window), context precision and context relevancy, from the similarities of
+        the texts to the question (in ``owners`` order)."""
+        cfg = self.config
+        chunk_scores = np.zeros(chunks_count, dtype=np.float32)
         sent_scores: list[float] = []
         for (c, is_sentence), sim in zip(owners, sims):
             if is_sentence:
@@ -141,7 +154,7 @@ class RelevanceCheck:
         relevancy = None
         if with_sentences:
             relevancy = float(np.mean([s >= cfg.sentence_threshold for s in sent_scores])) if sent_scores else 0.0
-        retrieval = RetrievalRelevance(
+        return RetrievalRelevance(
             top=max(c.score for c in chunks),
             first=chunks[0].score,
             chunks=chunks,
@@ -149,7 +162,6 @@ class RelevanceCheck:
             context_relevancy=relevancy,
             threshold=cfg.chunk_threshold,
         )
-        return retrieval, resp_rel
 
     def response(self, question: str, response: str) -> float | None:
         """Cosine of query and response, clipped to 0..1 (None if either is empty)."""

@@ -166,4 +166,4 @@ def read_rows(path: Path, subset: str | None, limit: int | None) -> list[dict[st
         raise InputError(f"{path}: every row must be a JSON object")
     if subset:
         rows = [r for r in rows if r.get(subset)]
-    return rows[:limit] if limit else rows
+    return list(rows[:limit] if limit else rows)  # rows came from JSON (Any): a list of dicts, checked above

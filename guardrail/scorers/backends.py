@@ -72,7 +72,7 @@ class TorchBackend:
             from transformers import AutoModel, AutoModelForSequenceClassification
         except ImportError as exc:
             raise MissingDependencyError(
-                "backend='torch' needs torch and transformers: pip install 'guardrail[torch]'"
+                "backend='torch' needs torch and transformers: pip install 'rag-guardrail[torch]'"
             ) from exc
         if threads:
             torch.set_num_threads(threads)
@@ -92,7 +92,7 @@ class TorchBackend:
         with torch.inference_mode():
             out = self._model(**feed)
         tensor = out.logits if self._task == "sequence-classification" else out.last_hidden_state
-        return tensor.float().cpu().numpy()
+        return np.asarray(tensor.float().cpu().numpy())  # the same array, typed (torch is imported lazily)
 
 
 def make_backend(

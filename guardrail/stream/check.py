@@ -31,6 +31,7 @@ import numpy as np
 from guardrail.checks.evaluator import CheckTimings, Evaluation, Evaluator
 from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
 from guardrail.checks.relevance import RetrievalRelevance
+from guardrail.checks.claims import makes_claim, yes_no_only
 from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_fails, streams_hold_to_end
 from guardrail.errors import UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
@@ -243,11 +244,27 @@ class StreamGuard:
         if streams_hold_to_end(self.policy):
             return self._check_whole(sentences) if final else ""
         end = self.released
+        pending: list[Sentence] = []  # claimless sentences after a bare yes/no word ("Absolutely!"): read later
         for s in sentences:
+            if pending or yes_no_only(s.text):
+                if makes_claim(s.text):  # a claim follows: "Sure!" was a pleasantry, the claim is what is judged
+                    pending = []
+                else:
+                    pending.append(s)
+                    continue
             if not self._passes(s.text, s.start):
                 self.state = STOPPED
                 break
             end = s.end
+        if pending and final and self.state is HOLDING:
+            # the answer ends without a claim: its yes/no word is the answer, read with the question (as a whole
+            # answer is: FaithfulnessCheck judges "Great question! Absolutely!" as "yes")
+            first = pending[0]
+            text = self.text[first.start : pending[-1].end]
+            if self._passes(text, first.start):
+                end = pending[-1].end
+            else:
+                self.state = STOPPED
         if final and self.state is HOLDING:
             end = self._length  # trailing whitespace
         self.released = max(self.released, end)
@@ -272,24 +289,16 @@ class StreamGuard:
         policy = self.policy
         evaluator = self.guard.evaluator
         tally = self._tally
+        check = evaluator.faithfulness_check
         try:
-            if policy.retrieval_relevance is not None and self._retrieval is None:
-                self._retrieval = (self._retrieval_result(),)
-                top = self._retrieval[0].top if self._retrieval[0] else None
-                if top is None or top < policy.retrieval_relevance:
-                    self._failed = True
-                    return False
-            check = evaluator.faithfulness_check
             if policy.faithfulness is None or check is None:
-                return True
+                return self._retrieval_passes()
             t0 = time.perf_counter()
             evaluator.validate(self.question, self.contexts, sentence)
             result: FaithfulnessResult = self.guard.score(check.run, self.question, self.contexts, sentence)
             tally.faithfulness_s += time.perf_counter() - t0
         except Exception as exc:  # noqa: BLE001 - logged, counted and applied per on_error at the end
-            self._error = exc
-            self.guard.error_verdict(exc, sentence, timings=Timings(0.0))  # logged and counted now
-            return policy.on_error == "fail_open"
+            return self._scoring_failed(exc, sentence)
         tally.pairs += result.pairs
         tally.tokens += result.model_tokens
         ok = True
@@ -302,7 +311,33 @@ class StreamGuard:
             if sentence_fails(policy, ev.score, limit):
                 ok = False
                 self._failed = True
+        # retrieval relevance gates the first sentence that makes a claim (decision.gate_failures); its evidence is
+        # in the tally first, so the final decision sees the claim that was gated
+        if ok and any(ev.checked for ev in result.sentences):
+            try:
+                ok = self._retrieval_passes()
+            except Exception as exc:  # noqa: BLE001 - as above
+                return self._scoring_failed(exc, sentence)
         return ok
+
+    def _scoring_failed(self, exc: Exception, sentence: str) -> bool:
+        """A scoring error: logged and counted now, applied per ``on_error`` (and again at the end)."""
+        self._error = exc
+        self.guard.error_verdict(exc, sentence, timings=Timings(0.0))
+        return self.policy.on_error == "fail_open"
+
+    def _retrieval_passes(self) -> bool:
+        """The retrieval-relevance gate (once per stream; True when the policy has none)."""
+        policy = self.policy
+        if policy.retrieval_relevance is None:
+            return True
+        if self._retrieval is None:
+            self._retrieval = (self._retrieval_result(),)
+        top = self._retrieval[0].top if self._retrieval[0] else None
+        if top is None or top < policy.retrieval_relevance:
+            self._failed = True
+            return False
+        return True
 
     def _timed_retrieval(self) -> RetrievalRelevance | None:
         t0 = time.perf_counter()

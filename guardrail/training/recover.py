@@ -107,8 +107,8 @@ def recover(model_dir: Path, out_dir: Path, base_model: str | None = "minilm") -
         torch_logits = model(**{k: torch.from_numpy(v) for k, v in enc.items()}).logits.numpy()
 
     def softmax(x: np.ndarray) -> np.ndarray:
-        e = np.exp(x - x.max(-1, keepdims=True))
-        return e / e.sum(-1, keepdims=True)
+        e: np.ndarray = np.exp(x - x.max(-1, keepdims=True))
+        return np.asarray(e / e.sum(-1, keepdims=True))
 
     return float(np.abs(softmax(onnx_logits) - softmax(torch_logits)).max())
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from guardrail.errors import MissingDependencyError
 from guardrail.stats import auroc
@@ -26,9 +26,24 @@ try:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise MissingDependencyError(
-        "training needs torch and transformers: pip install 'guardrail[train]' "
+        "training needs torch and transformers: pip install 'rag-guardrail[train]' "
         "(on a CPU-only machine install torch==2.13.0 first)"
     ) from exc
+
+
+class Progress(TypedDict):
+    """Where a run stands (kept in its checkpoint, restored on resume)."""
+
+    step: int
+    pairs: int
+    epoch: int
+    #: the next batch of the current epoch
+    index: int
+    #: the best held-out entailment AUROC so far
+    best: float
+    #: evaluations since the best one (early stopping)
+    bad_evals: int
+    elapsed_s: float
 
 
 @dataclass
@@ -155,8 +170,12 @@ class Trainer:
     def _autocast(self) -> Any:
         return torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16)
 
-    @torch.no_grad()
     def evaluate(self, pairs: Sequence[Pair]) -> dict[str, float]:
+        """Held-out loss, entailment AUROC and 3-way accuracy (no gradients)."""
+        with torch.no_grad():
+            return self._evaluate(pairs)
+
+    def _evaluate(self, pairs: Sequence[Pair]) -> dict[str, float]:
         if not pairs:
             return {"loss": float("nan"), "entailment_auroc": float("nan"), "acc3": float("nan")}
         self.model.eval()
@@ -215,7 +234,8 @@ class Trainer:
         # the data order: one Random drives the batches of every epoch; its state at the start of the current epoch
         # plus the index inside that epoch is the data position
         rng = random.Random(cfg.seed)
-        progress = {"step": 0, "pairs": 0, "epoch": 0, "index": 0, "best": -1.0, "bad_evals": 0, "elapsed_s": 0.0}
+        progress: Progress = {"step": 0, "pairs": 0, "epoch": 0, "index": 0, "best": -1.0, "bad_evals": 0,
+                              "elapsed_s": 0.0}
         history: list[dict[str, float]] = []
         epoch_rng_state = rng.getstate()
         if resume:
@@ -315,7 +335,7 @@ def load_checkpoint(path: Path, model: Any, optim: Any, sched: Any) -> dict[str,
     file = path / "state.pt"
     if not file.exists():
         raise FileNotFoundError(f"no checkpoint at {file}: was the run started with this RUN_DIR and did it save one?")
-    payload = torch.load(file, weights_only=False)
+    payload: dict[str, Any] = torch.load(file, weights_only=False)  # what save_checkpoint wrote
     model.load_state_dict(payload["model"])
     optim.load_state_dict(payload["optimizer"])
     sched.load_state_dict(payload["scheduler"])

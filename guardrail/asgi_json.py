@@ -1,0 +1,215 @@
+"""The complete-body strategies of :class:`guardrail.asgi.GuardrailMiddleware`, and the JSON answers it sends itself.
+
+A 2xx answer goes to :class:`Sniff` until its first bytes say what it is: an event stream labelled as one goes on to
+:class:`guardrail.asgi_stream.StreamResponder`, anything else to :class:`Buffered` (buffered under a bound, decoded,
+read as JSON, or as an event stream whatever its label, checked, then sent with the verdict's headers, rewritten for
+fallback or ``json_field``). Other answers (non-2xx, 204, 205) go through :class:`Passthrough` untouched. The block,
+fallback and overload answers are built by :func:`refusal`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from guardrail import wire
+from guardrail.asgi_stream import Exchange, Message, Responder, StreamResponder, header, info, without
+from guardrail.errors import UnreadableError
+from guardrail.verdict import Verdict, worst
+
+ResponseExtractor = Callable[[Any], str | None]
+
+
+# --------------------------------------------------------------------------- JSON answers
+def verdict_headers(verdict: Verdict) -> list[tuple[bytes, bytes]]:
+    """``x-guardrail-action``, ``x-guardrail-outcome`` and a ``x-guardrail-<score>`` header per score."""
+    out = [(b"x-guardrail-action", verdict.action.encode()), (b"x-guardrail-outcome", verdict.outcome.encode())]
+    for name, value in (("faithfulness", verdict.scores.faithfulness),
+                        ("retrieval-relevance", verdict.scores.retrieval_relevance),
+                        ("response-relevance", verdict.scores.response_relevance)):
+        if value is not None:
+            out.append((f"x-guardrail-{name}".encode(), f"{value:.4f}".encode()))
+    return out
+
+
+def json_messages(status: int, payload: Any, extra: Sequence[tuple[bytes, bytes]] = ()) -> tuple[Message, Message]:
+    """The ``http.response.start`` and the one ``http.response.body`` of a JSON answer."""
+    body = json.dumps(payload, ensure_ascii=False).encode()
+    start = {"type": "http.response.start", "status": status,
+             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra]}
+    return start, {"type": "http.response.body", "body": body, "more_body": False}
+
+
+def refusal(verdict: Verdict, block_status: int, fallback_message: str) -> tuple[Message, Message]:
+    """The answer sent in place of a blocked one: the fallback answer, a 503 when the guard is at capacity, else the
+    block (status ``block_status``, ``code`` "content_filter", or "unchecked" when it could not be checked)."""
+    code = "unchecked" if verdict.outcome == "error" else "content_filter"
+    if verdict.action == "fallback":
+        payload = {"id": "guardrail", "object": "chat.completion", "created": int(time.time()), "model": "",
+                   "choices": [{"index": 0, "message": {"role": "assistant", "content": fallback_message},
+                                "finish_reason": "content_filter"}], "guardrail": info(verdict)}
+        return json_messages(200, payload, verdict_headers(verdict))
+    if verdict.error_reason == "overload":  # at capacity: refused at once, the client may retry
+        return json_messages(503, {"error": {
+            "message": "guardrail is at capacity and did not check the answer: " + (verdict.error or ""),
+            "type": "guardrail_overloaded", "code": "overloaded"}}, [*verdict_headers(verdict), (b"retry-after", b"1")])
+    return json_messages(block_status, {"error": {
+        "message": "the answer was blocked by guardrail: " + "; ".join(verdict.reasons),
+        "type": "guardrail_blocked", "code": code,
+        "reasons": list(verdict.reasons), "scores": verdict.to_dict(evidence=False)["scores"]}},
+        verdict_headers(verdict))
+
+
+# --------------------------------------------------------------------------- what the strategies use
+class Settings(Protocol):
+    """What the complete-body strategy reads of the middleware's settings."""
+
+    @property
+    def json_field(self) -> str | None: ...
+
+    @property
+    def response_extractor(self) -> ResponseExtractor | None: ...
+
+
+class BodyExchange(Exchange, Protocol):
+    """What the complete-body strategies use of the request they answer (``guardrail.asgi._Exchange``)."""
+
+    first_byte: float | None
+    responder: Responder[Any] | None
+
+    @property
+    def mw(self) -> Settings: ...
+
+    def elapsed(self) -> float: ...
+
+    async def unreadable(self, exc: Exception, start: Message, raw: bytes) -> None: ...
+
+
+# --------------------------------------------------------------------------- the strategies
+class Passthrough(Responder[BodyExchange]):
+    """An answer that is not checked (an error status, an empty answer): sent as it comes."""
+
+    async def start(self, message: Message) -> None:
+        await self.ex.send(message)
+
+    async def body(self, data: bytes, more: bool) -> None:
+        await self.ex.send({"type": "http.response.body", "body": data, "more_body": more})
+
+
+class Sniff(Responder[BodyExchange]):
+    """A 2xx answer until its first bytes say what it is: an event stream labelled as one goes to
+    :class:`StreamResponder`, anything else to :class:`Buffered` (JSON is read as JSON whatever its label, an event
+    stream with another label as a stream, anything else is refused); that responder then gets the start and every
+    piece so far."""
+
+    def __init__(self, ex: BodyExchange) -> None:
+        super().__init__(ex)
+        self.start_msg: Message = {}
+        self.pieces: list[tuple[bytes, bool]] = []
+        self.sniffer = wire.Sniffer(None)
+
+    async def start(self, message: Message) -> None:
+        self.start_msg = message
+        headers = message.get("headers", [])
+        self.sniffer = wire.Sniffer(header(headers, b"content-type"), header(headers, b"content-encoding"))
+
+    async def body(self, data: bytes, more: bool) -> None:
+        self.pieces.append((data, more))
+        kind = self.sniffer.feed(data, more)
+        if kind is None:
+            return
+        ex = self.ex
+        responder: Responder[Any] = StreamResponder(ex) if kind == "sse" and self.sniffer.labelled_sse else Buffered(ex)
+        ex.responder = responder
+        await responder.start(self.start_msg)
+        for piece, more_ in self.pieces:
+            if ex.closed:
+                return
+            await responder.body(piece, more_)
+
+
+class Buffered(Responder[BodyExchange]):
+    """A complete 2xx answer: buffered (bounded), decoded, read (JSON, or SSE whatever its label), checked."""
+
+    def __init__(self, ex: BodyExchange) -> None:
+        super().__init__(ex)
+        self.start_msg: Message = {}
+        self.chunks: list[bytes] = []
+        self.size = 0
+
+    async def start(self, message: Message) -> None:
+        self.start_msg = message
+
+    async def body(self, data: bytes, more: bool) -> None:
+        self.chunks.append(data)
+        self.size += len(data)
+        if self.size > wire.MAX_BODY_BYTES:
+            await self.ex.unreadable(UnreadableError(f"the answer is over {wire.MAX_BODY_BYTES:,} bytes"),
+                                     self.start_msg, b"".join(self.chunks))
+            return
+        if more:
+            return
+        raw = b"".join(self.chunks)
+        headers = list(self.start_msg.get("headers", []))
+        try:
+            decoder = wire.Decoder(header(headers, b"content-encoding"))
+            decoded = decoder.decode(raw) + decoder.flush()
+            kind = wire.sniff(decoded[:64])
+            if kind == "sse":
+                await self._as_stream(decoded)
+                return
+            body = wire.loads(decoded)
+            texts = self._texts(body)
+        except UnreadableError as exc:
+            await self.ex.unreadable(exc, self.start_msg, raw)
+            return
+        await self._check(headers, decoded, body, texts)
+
+    async def _check(self, headers: list[tuple[bytes, bytes]], decoded: bytes, body: Any,
+                     texts: list[tuple[int, str]]) -> None:
+        """Check every answer text of the body; send the block, or the body with the verdict (rewritten for a
+        fallback or ``json_field``)."""
+        ex = self.ex
+        question, contexts = ex.question_contexts()
+        generation = ex.elapsed()
+        verdicts = list(await asyncio.gather(*(
+            ex.guard.acheck(question, contexts, text, time_to_first_token=ex.first_byte, generation=generation)
+            for _, text in texts)))
+        verdict = worst(verdicts)
+        if verdict.action == "block" or (verdict.action == "fallback" and not isinstance(body, dict)):
+            await ex.refuse(verdict)
+            return
+        headers = without(headers, b"content-encoding", b"content-length")
+        out = decoded
+        rewrite = verdict.action == "fallback" or ex.mw.json_field is not None
+        if rewrite:
+            if verdict.action == "fallback":
+                failed = {i for (i, _), v in zip(texts, verdicts) if v.action == "fallback"}
+                wire.replace_answers(body, failed, ex.guard.policy.fallback_message)
+            if ex.mw.json_field is not None:
+                body[ex.mw.json_field] = verdict.to_dict(evidence=False)
+            out = json.dumps(body, ensure_ascii=False).encode()
+        headers.append((b"content-length", str(len(out)).encode()))
+        ex.closed = True
+        await ex.send({**self.start_msg, "headers": headers + verdict_headers(verdict)})
+        await ex.send({"type": "http.response.body", "body": out, "more_body": False})
+
+    def _texts(self, body: Any) -> list[tuple[int, str]]:
+        custom = self.ex.mw.response_extractor
+        if custom is not None:
+            text = custom(body)
+            if not isinstance(text, str):
+                raise UnreadableError("the response_extractor found no answer text in the body")
+            return [(0, text)]
+        return list(wire.iter_texts(wire.read_answers(body, echo=self.ex.echo())))
+
+    async def _as_stream(self, decoded: bytes) -> None:
+        """An event stream sent with another label: checked as a stream, sent as one body."""
+        headers = without(self.start_msg.get("headers", []), b"content-encoding", b"content-length", b"content-type")
+        stream = StreamResponder(self.ex, buffered=True)
+        await stream.start({**self.start_msg, "headers": [*headers, (b"content-type", b"text/event-stream")]},
+                           decoded=True)
+        await stream.body(decoded, False)

@@ -1,0 +1,238 @@
+"""What faithfulness reports (:class:`SentenceEvidence` per response sentence, :class:`FaithfulnessResult` per
+answer), and the step of :meth:`guardrail.checks.faithfulness.FaithfulnessCheck.run` that builds a sentence's evidence
+from the model's reading of its premises (:func:`sentence_evidence`): its score (calibrated, or 1.0 for a word-for-word
+copy of a context sentence), the premise it came from, the context sentence a user should look at and the grounding
+signals.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
+from guardrail.checks.grounding import coverage, unsupported_terms
+from guardrail.checks.pairing import PairScores, Refs
+from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
+from guardrail.text import Span, content_stems, words
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRef:
+    """A span of context chunk ``chunk``; ``text`` is that span's text."""
+
+    chunk: int
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceEvidence:
+    """Why one response sentence is (not) supported."""
+
+    index: int
+    text: str
+    #: character span in the response
+    start: int
+    end: int
+    #: the hypothesis sent to the NLI model (the sentence, or question + short answer)
+    hypothesis: str
+    #: support in 0..1: the calibrated probability when the model ships a calibration, else the
+    #: entailment; None when the sentence was not checked (no claim, e.g. "Sure!")
+    score: float | None
+    #: max entailment over premises
+    entailment: float | None
+    #: contradiction probability at the best premise (None for 2-label models or unchecked)
+    contradiction: float | None
+    #: the strongest contradiction over all premises checked
+    max_contradiction: float | None
+    #: the premise that gave the best entailment (what the score was computed from)
+    premise: ContextRef | None
+    #: the context sentence a user should look at, closest to the claim inside the premise ``sentence_role`` names
+    sentence: ContextRef | None
+    #: share of the sentence's content words present in the best premise
+    coverage: float | None
+    #: share of the sentence's content words present anywhere in the contexts
+    context_coverage: float | None
+    #: numbers, dates and names of the sentence found nowhere in the contexts
+    unsupported_terms: tuple[str, ...]
+    premises_checked: int
+    supported: bool | None
+    #: the sentence repeats a whole context sentence word for word: supported whatever the model reads (score 1.0)
+    verbatim: bool = False
+    #: where ``sentence`` comes from: "supports" (the best-entailment premise of a supported sentence),
+    #: "contradicts" (an unsupported sentence's first premise in rank order with contradiction >= 0.5 and above its
+    #: entailment) or "closest" (otherwise, the premise sharing most words with it: when nothing entails, the
+    #: best-entailment premise is often about something else)
+    sentence_role: str | None = None
+    #: the model's contradiction probability at the premise ``sentence`` comes from
+    sentence_contradiction: float | None = None
+
+    @property
+    def checked(self) -> bool:
+        return self.score is not None
+
+
+@dataclass(frozen=True, slots=True)
+class FaithfulnessResult:
+    #: mean sentence score; None when nothing in the response could be checked (e.g. empty)
+    score: float | None
+    #: mean entailment over the checked sentences (equals ``score`` without calibration)
+    nli_score: float | None
+    calibrated: bool
+    sentences: tuple[SentenceEvidence, ...]
+    mode: PremiseMode
+    threshold: float
+    #: NLI pairs scored and model tokens processed (cost)
+    pairs: int
+    model_tokens: int
+    context_sentences: int
+
+    @property
+    def unsupported(self) -> tuple[SentenceEvidence, ...]:
+        return tuple(s for s in self.sentences if s.supported is False)
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseItem:
+    """One piece of the response as checked: a sentence (or a window of a long one, or one claim of a split one) and
+    the hypothesis the model reads for it."""
+
+    span: Span
+    text: str
+    hypothesis: str
+    check: bool
+    fragment: bool = False
+    #: the hypothesis is the statement the answer makes with its question (guardrail.checks.claims)
+    claim: bool = False
+
+
+def sentence_numbers(items: Sequence[ResponseItem]) -> list[int]:
+    """The sentence number of each item: the parts of one split sentence share its number ("sentence 3" in reasons
+    counts sentences, not parts)."""
+    ordinals: list[int] = []
+    for k, it in enumerate(items):
+        same = k > 0 and it.span == items[k - 1].span
+        ordinals.append(ordinals[-1] if same else (ordinals[-1] + 1 if ordinals else 0))
+    return ordinals
+
+
+_PUNCT_EDGE = re.compile(r"^[\W_]+|[\W_]+$")
+_SPACE = re.compile(r"\s+")
+
+
+def verbatim_key(sentence: str) -> str:
+    """A sentence as compared for a word-for-word copy: case, runs of spaces and edge punctuation ignored."""
+    return _SPACE.sub(" ", _PUNCT_EDGE.sub("", sentence.lower()))
+
+
+class EvidenceBasis:
+    """What every sentence's evidence is read against: the contexts with their index, vocabulary and whole sentences
+    (as compared for copies), the question's words, the calibration and the threshold."""
+
+    def __init__(self, contexts: Sequence[str], index: ContextIndex, vocab: frozenset[str], copies: frozenset[str],
+                 question_words: Sequence[str], calibrator: Calibrator | None, threshold: float) -> None:
+        self.contexts = contexts
+        self.index = index
+        self.vocab = vocab
+        self.copies = copies
+        self.question_words = question_words
+        self.calibrator = calibrator
+        self.threshold = threshold
+
+    @functools.cached_property
+    def context_tokens(self) -> set[str]:
+        """The contexts' tokens, read once and only when the calibration uses them (its "absent" feature)."""
+        if self.calibrator is None or "absent" not in self.calibrator.features:
+            return set()
+        return set(tokens(" ".join(self.contexts)))
+
+    def score(self, entailment: float, contradiction: float | None, cov: float, ctx_cov: float,
+              terms: tuple[str, ...], basis: str) -> float:
+        """A sentence's support: the calibrated probability when the model ships a calibration, else the entailment."""
+        if self.calibrator is None:
+            return entailment
+        return self.calibrator(sentence_features(entailment, contradiction, cov, ctx_cov, bool(terms),
+                                                 absent_share(basis, self.context_tokens), len(basis)),
+                               entailment, contradiction)
+
+
+def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairScores, basis: EvidenceBasis) -> SentenceEvidence:
+    """The evidence of one item, sentence ``number``, from the model's reading of the premises it read (``refs``)."""
+    # what the grounding signals read: the sentence, or for a short answer the statement it makes
+    text = item.hypothesis if item.claim else item.text
+    terms = unsupported_terms(text, basis.vocab)
+    if not item.check:
+        return SentenceEvidence(number, item.text, item.span.start, item.span.end, item.hypothesis,
+                                None, None, None, None, None, None, None, None, terms, 0, None)
+    if not refs:  # no context at all: nothing can support the sentence
+        return SentenceEvidence(number, item.text, item.span.start, item.span.end, item.hypothesis,
+                                0.0, 0.0, None, None, None, None, 0.0, 0.0, terms, 0, False)
+    ent = np.array([pairs.entailment[pid] for pid, _ in refs])
+    con = np.array([pairs.contradiction[pid] for pid, _ in refs])
+    best = int(ent.argmax())
+    premise = refs[best][1]
+    hyp_words = content_stems(text)
+    entailment = float(ent[best])
+    contradiction = None if np.isnan(con[best]) else float(con[best])
+    cov = coverage(hyp_words, frozenset(content_stems(premise.text)))
+    ctx_cov = coverage(hyp_words, basis.index.vocabulary)
+    score = basis.score(entailment, contradiction, cov, ctx_cov, terms, text)
+    verbatim, source = _copy_of(item, text, refs, basis.copies)
+    if verbatim:
+        score = 1.0
+        if source is not None:  # the evidence is the copied sentence itself, not what the model happened to entail most
+            premise = source
+    shown, role, shown_con = premise, "supports", contradiction
+    if score < basis.threshold:
+        shown, role, shown_con = _unsupported_evidence(refs, ent, con)
+    sent_span = basis.index.best_sentence(shown, content_stems(item.hypothesis), basis.question_words)
+    return SentenceEvidence(
+        index=number,
+        text=item.text,
+        start=item.span.start,
+        end=item.span.end,
+        hypothesis=item.hypothesis,
+        score=score,
+        entailment=entailment,
+        contradiction=contradiction,
+        max_contradiction=None if np.isnan(con).all() else float(np.nanmax(con)),
+        premise=ContextRef(premise.chunk, premise.span.start, premise.span.end, premise.text),
+        sentence=ContextRef(shown.chunk, sent_span.start, sent_span.end, sent_span.of(basis.contexts[shown.chunk])),
+        coverage=cov,
+        context_coverage=ctx_cov,
+        unsupported_terms=terms,
+        premises_checked=len(refs),
+        supported=score >= basis.threshold,
+        verbatim=verbatim,
+        sentence_role=role,
+        sentence_contradiction=shown_con,
+    )
+
+
+def _copy_of(item: ResponseItem, text: str, refs: Refs, copies: frozenset[str]) -> tuple[bool, Premise | None]:
+    """Whether ``text`` repeats a whole context sentence word for word, and the premise that holds the copy.
+
+    A word-for-word copy says what the context says: the model's reading of it (a negation elsewhere in the passage
+    can pull a copy towards "contradicted") does not count."""
+    if not ((item.claim or not item.fragment) and len(words(text)) >= 3):
+        return False, None
+    key = verbatim_key(text)
+    if key not in copies:
+        return False, None
+    return True, next((p for _, p in refs if key in verbatim_key(p.text)), None)
+
+
+def _unsupported_evidence(refs: Refs, ent: np.ndarray, con: np.ndarray) -> tuple[Premise, str, float | None]:
+    """The premise an unsupported sentence's context sentence comes from, its role and its contradiction."""
+    # in rank order (most shared words first): the model's contradiction with a passage about something
+    # else means little ("$25" against the returns policy), with the passage on the topic it means much
+    cons = np.nan_to_num(con, nan=0.0)
+    k = next((j for j in range(len(refs)) if cons[j] >= 0.5 and cons[j] > ent[j]), None)
+    shown, role = (refs[0][1], "closest") if k is None else (refs[k][1], "contradicts")
+    return shown, role, None if np.isnan(con[k or 0]) else float(con[k or 0])

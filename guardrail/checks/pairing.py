@@ -1,0 +1,200 @@
+"""The premises each response sentence is read against, and the model's reading of them (steps of
+:meth:`guardrail.checks.faithfulness.FaithfulnessCheck.run`).
+
+:func:`select_premises` picks, for each hypothesis, its premises best-ranked first (windows, single sentences, a joined
+premise, as configured) and numbers the distinct (premise, hypothesis) pairs; :func:`score_pairs` reads the pairs
+with the NLI model in rounds: round r reads the r-th premise of every sentence that no premise entailed at least
+``stop_at`` yet, one model call per round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from guardrail.checks.premises import ContextIndex, Premise, PremiseMode, rank_units
+from guardrail.scorers.nli import NLIScorer
+from guardrail.text import Span, content_stems
+
+#: candidate premises with their content words (see ContextIndex.units)
+Units = list[tuple[Premise, frozenset[str]]]
+#: a sentence's premises, best-ranked first, each with the id of its (premise, hypothesis) pair
+Refs = list[tuple[int, Premise]]
+
+
+class PremiseSettings(Protocol):
+    """What premise selection and reading use of the configuration (:class:`FaithfulnessConfig`)."""
+
+    @property
+    def mode(self) -> PremiseMode: ...
+
+    @property
+    def top_k(self) -> int: ...
+
+    @property
+    def sentences(self) -> int: ...
+
+    @property
+    def joined(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PairScores:
+    """The model's reading of the pairs, by pair id, and what each sentence read."""
+
+    entailment: dict[int, float]
+    contradiction: dict[int, float]
+    #: model tokens processed
+    tokens: int
+    #: per sentence: its premises up to (and including) the one that settled it
+    read: list[Refs]
+
+
+def select_premises(
+    hypotheses: Sequence[str | None],
+    index: ContextIndex,
+    units: Units,
+    singles: Units | None,
+    question_words: Sequence[str],
+    budget: int,
+    cfg: PremiseSettings,
+) -> tuple[list[tuple[str, str]], list[Refs]]:
+    """The distinct (premise text, hypothesis) pairs in id order, and each hypothesis's premises (none for a None
+    hypothesis: a sentence that is not checked)."""
+    pair_ids: dict[tuple[str, str], int] = {}
+    per_item: list[Refs] = []
+    for hypothesis in hypotheses:
+        if hypothesis is None:
+            per_item.append([])
+            continue
+        refs: Refs = []
+        for premise in _premises(hypothesis, index, units, singles, question_words, budget, cfg):
+            pair = (premise.text, hypothesis)
+            refs.append((pair_ids.setdefault(pair, len(pair_ids)), premise))
+        per_item.append(refs)
+    return list(pair_ids), per_item
+
+
+def _premises(hypothesis: str, index: ContextIndex, units: Units, singles: Units | None, question_words: Sequence[str],
+              budget: int, cfg: PremiseSettings) -> list[Premise]:
+    """One hypothesis's premises, best-ranked first."""
+    if cfg.mode == "exhaustive":
+        return [u[0] for u in units]
+    hyp_words = content_stems(hypothesis)
+    chosen = rank_units(index, units, hyp_words, cfg.top_k, question_words)
+    if singles is not None and cfg.sentences:
+        chosen = _interleave(rank_units(index, singles, hyp_words, cfg.sentences, question_words), chosen)
+    if singles is not None and cfg.joined >= 2:
+        joined = _joined_premise(index, rank_units(index, singles, hyp_words, cfg.joined, question_words), chosen, budget)
+        if joined is not None:
+            chosen = [*chosen, joined]
+    return chosen
+
+
+def score_pairs(nli: NLIScorer, pairs: list[tuple[str, str]], per_item: list[Refs], stop_at: float | None) -> PairScores:
+    """Read the pairs with the model, in rounds of one call each (all at once when ``stop_at`` is None)."""
+    ent_of: dict[int, float] = {}
+    con_of: dict[int, float] = {}
+    tokens_run = 0
+    # round r reads the r-th ranked premise of every sentence not yet entailed; one model call per round
+    depth = max((len(refs) for refs in per_item), default=0)
+    rounds = [depth] if stop_at is None else list(range(1, depth + 1))
+    done = 0
+    for upto in rounds:
+        want = sorted({pid for refs in per_item for pid, _ in refs[done:upto] if pid not in ent_of
+                       and not _settled(refs[:done], ent_of, stop_at)})
+        done = upto
+        if not want:
+            continue
+        pred = nli.predict([pairs[i][0] for i in want], [pairs[i][1] for i in want])
+        tokens_run += pred.tokens
+        for j, pid in enumerate(want):
+            ent_of[pid] = float(pred.entailment[j])
+            con_of[pid] = float(pred.contradiction[j])
+    # what each sentence read: its premises up to (and including) the one that settled it
+    read = [[(pid, prem) for pid, prem in refs if pid in ent_of][: _read_upto(refs, ent_of, stop_at)]
+            for refs in per_item]
+    return PairScores(ent_of, con_of, tokens_run, read)
+
+
+def fit_units(units: Units, count_many: Callable[[Sequence[str]], list[int]], budget: int, index: ContextIndex) -> Units:
+    """Replace any multi-sentence unit whose real token count exceeds the budget by its sentences."""
+    counts = count_many([u[0].text for u in units]) if units else []
+    out: Units = []
+    for unit, n in zip(units, counts):
+        if n <= budget:
+            out.append(unit)
+            continue
+        premise = unit[0]
+        text = index.contexts[premise.chunk]
+        for span, ws in zip(index.sentences[premise.chunk], index.sentence_words[premise.chunk]):
+            if span.start >= premise.span.start and span.end <= premise.span.end:
+                out.append((Premise(premise.chunk, span, span.of(text)), ws))
+    seen: set[tuple[int, int, int]] = set()
+    deduped = []
+    for unit in out:
+        key = (unit[0].chunk, unit[0].span.start, unit[0].span.end)
+        if key not in seen:
+            seen.add(key)
+            deduped.append(unit)
+    return deduped
+
+
+def _joined_premise(index: ContextIndex, best: list[Premise], chosen: list[Premise], budget: int) -> Premise | None:
+    """One premise made of the best-ranked single sentences, in document order, as many as fit ``budget`` tokens;
+    None when they are fewer than two or one window already holds them all."""
+    picked: list[Premise] = []
+    used = 0
+    for premise in best:
+        size = _premise_tokens(index, premise)
+        if used + size > budget:
+            continue
+        picked.append(premise)
+        used += size
+    if len(picked) < 2:
+        return None
+    for window in chosen:  # a window that already holds every picked sentence read them together
+        if all(p.chunk == window.chunk and window.span.start <= p.span.start and p.span.end <= window.span.end
+               for p in picked):
+            return None
+    picked.sort(key=lambda p: (p.chunk, p.span.start))
+    text = " ".join(p.text.strip() for p in picked)
+    first = picked[0]
+    last = max((p for p in picked if p.chunk == first.chunk), key=lambda p: p.span.end)
+    return Premise(first.chunk, Span(first.span.start, last.span.end), text)
+
+
+def _premise_tokens(index: ContextIndex, premise: Premise) -> int:
+    sents, sizes = index.sentences[premise.chunk], index.sentence_tokens[premise.chunk]
+    return sum(size for span, size in zip(sents, sizes) if premise.span.start <= span.start and span.end <= premise.span.end) or 1
+
+
+def _interleave(first: list[Premise], second: list[Premise]) -> list[Premise]:
+    """first[0], second[0], first[1], ...; a premise already taken (same chunk and span) is not read twice."""
+    out: list[Premise] = []
+    seen: set[tuple[int, int, int]] = set()
+    for i in range(max(len(first), len(second))):
+        for part in (first, second):
+            if i < len(part):
+                p = part[i]
+                key = (p.chunk, p.span.start, p.span.end)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(p)
+    return out
+
+
+def _settled(read: Refs, ent_of: dict[int, float], stop_at: float | None) -> bool:
+    """A sentence is settled once a premise it read entails it at least ``stop_at``."""
+    return stop_at is not None and any(ent_of.get(pid, 0.0) >= stop_at for pid, _ in read)
+
+
+def _read_upto(refs: Refs, ent_of: dict[int, float], stop_at: float | None) -> int:
+    """How many of a sentence's ranked premises it read: up to the first that settled it."""
+    for n, (pid, _) in enumerate(refs, 1):
+        if pid not in ent_of:
+            return n - 1
+        if stop_at is not None and ent_of[pid] >= stop_at:
+            return n
+    return len(refs)

@@ -1,0 +1,70 @@
+"""Text as a reader sees it: an answer (or a retrieved context) turned into the plain text a person reads once it is
+rendered, so that the checks score what the reader reads, not the bytes that spell it.
+
+>>> render("Gift cards ~~cannot~~ can be returned within &#51;0 days.").text
+'Gift cards  can be returned within 30 days.'
+>>> render("ⓖⓘⓕⓣ ⓒⓐⓡⓓⓢ, 𝐠𝐢𝐟𝐭 𝐜𝐚𝐫𝐝𝐬, ġịḟṭ, ＧＩＦＴ").text
+'gift cards, gift cards, gift, GIFT'
+
+What it does, in this order (each step is one pass; see :func:`render`):
+
+1. **Struck text is removed**: ``~~x~~`` and ``~x~`` (GFM), ``<del>``, ``<s>``, ``<strike>``, and letters struck
+   with a combining overlay (``c̶a̶n̶n̶o̶t̶``): every reader reads them as withdrawn, markdown or not.
+2. **Markdown blocks**: a table is read as statements, one per row and column: the row's first cell with each other
+   cell, and with its header where the cell needs it ("| Item | Return window | Fee |" / "| Shoes | 30 days of
+   delivery | 5 |" -> "Shoes: 30 days of delivery. Shoes: fee: 5."; see ``_row``);
+   heading, block-quote and rule marks are dropped. Fenced code is kept as it is.
+3. **Inline marks**: emphasis, inline-code ticks, backslash escapes and HTML tags are dropped; a link reads as its
+   text (and its title), an image as its alt text. Text that some reader may see is never dropped: HTML comments
+   and hidden elements keep their text (a plain-text client shows it), only the marks go; the values of
+   attributes a browser shows (``title``, ``alt``, ``aria-label``, ...) are kept.
+4. **HTML entities** are decoded (``&#51;0``, ``&#x33;``, ``&amp;``, named ones), after the markup is read, as
+   markdown and HTML treat them: ``&lt;del&gt;`` is text, not a tag.
+5. **Right-to-left override** (U+202E ... U+202C): the characters between are reversed, as they are displayed.
+6. **Unicode**: invisible characters (zero-width, bidi controls, soft hyphen, tags, variation selectors, fillers)
+   are dropped; letters in decorated forms map to their base letter (NFKC: fullwidth, mathematical bold / italic /
+   script, superscripts; by name: enclosed, parenthesized, circled, negative, squared, regional-indicator and
+   small-capital letters, enclosed digits and numbers); combining marks are dropped where the base letter carries
+   the meaning (after Latin, Greek, Cyrillic and non-letters: ``ġịḟṭ`` -> ``gift``; the uncased default model reads
+   accents the same way), and kept in the scripts whose marks are vowels (Devanagari, Thai, Arabic, Hebrew, ...).
+   A superscript after a digit keeps its meaning as a power (``10²`` -> ``10^2``).
+
+Case is kept (sentence splitting and names need it; words are lower-cased where they are compared).
+
+Offsets: :class:`Rendered` maps any span of the rendered text back to the span of the source it came from
+(:meth:`Rendered.to_source`), so evidence computed on the rendered text points into the original.
+
+Bounds: rendering is linear in the text (no pattern scans ahead for a closing mark: delimiters are paired with a
+bounded stack, as CommonMark does); the statements a table becomes repeat its first cells and headers, and once the
+added words would make the text more than twice as long (plus 4096 characters), further rows are read as their cells
+once each.
+
+Modules: :mod:`~guardrail.render.offsets` (the maps back to the source), :mod:`~guardrail.render.markup` (steps 1, 3
+and 4), :mod:`~guardrail.render.blocks` (step 2), :mod:`~guardrail.render.unicode` (steps 5 and 6).
+
+Text layer: this package imports nothing of guardrail outside it.
+"""
+
+from __future__ import annotations
+
+from guardrail.render.blocks import markdown_blocks
+from guardrail.render.markup import html_entities, inline_marks, struck_html
+from guardrail.render.offsets import Pass, PassMap, Rendered
+from guardrail.render.unicode import rtl_overrides, unicode_forms
+
+__all__ = ["Rendered", "render"]
+
+_PASSES: tuple[Pass, ...] = (struck_html, markdown_blocks, inline_marks, html_entities, rtl_overrides, unicode_forms)
+
+
+def render(text: str) -> Rendered:
+    """``text`` as a reader sees it (see the module docs), with the map back to ``text``."""
+    if not isinstance(text, str):
+        raise TypeError(f"render() takes a string, got {type(text).__name__}")
+    maps: list[PassMap] = []
+    current = text
+    for step in _PASSES:
+        current, m = step(current)
+        if m is not None:
+            maps.append(m)
+    return Rendered(text, current, tuple(maps))

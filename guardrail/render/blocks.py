@@ -1,0 +1,170 @@
+"""Markdown blocks as read: a table as statements, one per row and column (see :func:`_row`); heading, block-quote
+and rule marks dropped; fenced code kept as it is."""
+
+from __future__ import annotations
+
+import re
+
+from guardrail.render.markup import outside_fences
+from guardrail.render.offsets import PassMap, PassOutput
+
+_DELIM_CELL = re.compile(r"\s*:?-+:?\s*")
+_HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+|$)")
+_CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")
+_QUOTE = re.compile(r"(?:[ \t]{0,3}>[ \t]?)+")
+_RULE = re.compile(r"[ \t]{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)$")
+_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def _cells(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The cells of a table row ``text[a:b]`` as trimmed spans (the outer pipes are optional)."""
+    while a < b and text[a] in " \t":
+        a += 1
+    while b > a and text[b - 1] in " \t\r":
+        b -= 1
+    if a < b and text[a] == "|":
+        a += 1
+    if b > a and text[b - 1] == "|" and (b - 2 < a or text[b - 2] != "\\"):
+        b -= 1
+    cells = []
+    pos = a
+    for m in _PIPE.finditer(text, a, b):
+        cells.append((pos, m.start()))
+        pos = m.end()
+    cells.append((pos, b))
+    out = []
+    for s, e in cells:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        out.append((s, e))
+    return out
+
+
+def _is_delimiter_row(line: str) -> bool:
+    if "-" not in line or not set(line.strip()) <= set("|-: \t"):
+        return False
+    stripped = line.strip().strip("|")
+    return all(_DELIM_CELL.fullmatch(c) for c in stripped.split("|"))
+
+
+_YES = frozenset({"yes", "y", "true", "✓", "✔", "☑", "✅"})
+_NO = frozenset({"no", "n", "false", "✗", "✘", "❌", "☒"})
+_EMPTY = frozenset({"", "-", "–", "—", "n/a"})
+
+
+def _header_words(header: str) -> str:
+    """A header as it reads inside a sentence: lower-cased unless it is an acronym ("SKU")."""
+    header = header.strip().rstrip(":").strip()
+    if len(header) > 1 and header.isupper():
+        return header
+    return header[:1].lower() + header[1:]
+
+
+def _row(out: PassOutput, text: str, row: tuple[int, int], headers: list[str], budget: list[int]) -> None:
+    """Emit one body row as statements, one per cell after the first (the row's subject):
+
+    - a yes / no cell (``yes``, ``no``, ``✓``, ``✗``, ...): "{subject}: {header}." / "{subject}: not {header}.";
+    - a cell of two or more words, which says what it is ("30 days of delivery"): "{subject}: {cell}.";
+    - an empty cell ("", "-", "n/a"): nothing;
+    - a number or a single word, which needs its header: "{subject}: {header}: {cell}.".
+
+    Measured with the shipped model: header words the context does not use lower a faithful row's score (0.76 for
+    "Items: 30 days of delivery." vs 0.36 with "return window:" before it) while wrong values score low either way
+    (at most 0.02), so a header is added where the cell means nothing without it. Added words point at the row."""
+    a, b = row
+    cells = _cells(text, a, b)
+    filled = [(i, c) for i, c in enumerate(cells) if text[c[0] : c[1]].strip().lower() not in _EMPTY]
+    if not filled:
+        return
+    subject = cells[0] if filled[0][0] == 0 else None
+    rest = [(i, c) for i, c in filled if i > 0] if subject is not None else filled
+
+    def glue(s: str) -> None:
+        out.emit(s, a, b)
+        budget[0] -= len(s)
+
+    def cell(c: tuple[int, int]) -> None:
+        e = c[1]
+        while e > c[0] and text[e - 1] in ".;,":
+            e -= 1
+        out.copy(c[0], e)
+
+    if budget[0] <= 0 or (subject is not None and not rest):  # over the bound: the cells once each, no headers
+        for k, (_, c) in enumerate(filled):
+            if k:
+                glue(", ")
+            cell(c)
+        glue(". ")
+        return
+    for i, c in rest:
+        if subject is not None and i > 1:
+            budget[0] -= subject[1] - subject[0]  # the subject, repeated
+        header = _header_words(headers[i]) if i < len(headers) else ""
+        value = text[c[0] : c[1]].strip().strip(".").strip()
+        if subject is not None:
+            cell(subject)
+            glue(": ")
+        if header and value.lower() in _YES:
+            glue(header)
+        elif header and value.lower() in _NO:
+            glue("not " + header)
+        elif header and (subject is None or len(value.split()) < 2 or not re.search(r"[^\W\d_]", value)):
+            glue(header + ": ")
+            cell(c)
+        else:
+            cell(c)
+        glue(". ")
+
+
+def markdown_blocks(text: str) -> tuple[str, PassMap | None]:
+    if not any(ch in text for ch in "|#>-*_="):
+        return text, None
+    out = PassOutput(text)
+    budget = [len(text) + 4096]  # characters of repeated headers a table may add
+
+    def each(a: int, b: int) -> None:
+        lines: list[tuple[int, int]] = []
+        pos = a
+        while pos < b:
+            nl = text.find("\n", pos, b)
+            end = b if nl == -1 else nl
+            lines.append((pos, end))
+            pos = end + 1
+        i = 0
+        while i < len(lines):
+            s, e = lines[i]
+            line = text[s:e]
+            nxt = lines[i + 1] if i + 1 < len(lines) else None
+            if "|" in line and nxt is not None and _is_delimiter_row(text[nxt[0] : nxt[1]]):
+                headers_spans = _cells(text, s, e)
+                if len(headers_spans) == len(_cells(text, nxt[0], nxt[1])):
+                    headers = [text[hs:he] for hs, he in headers_spans]  # rendered with the rest later
+                    j = i + 2
+                    while j < len(lines) and "|" in text[lines[j][0] : lines[j][1]] and text[lines[j][0] : lines[j][1]].strip():
+                        _row(out, text, lines[j], headers, budget)
+                        out.copy(lines[j][1], min(lines[j][1] + 1, b))  # the row's newline
+                        j += 1
+                    i = j
+                    continue
+            m = _RULE.match(line)
+            if m and line.strip():  # a rule or a setext underline: the line goes, newline and all
+                i += 1
+                continue
+            start = s
+            q = _QUOTE.match(text, s, e)
+            if q and q.end() > s:
+                start = q.end()
+            h = _HEADING.match(text, start, e)
+            if h:
+                start = h.end()
+                c = _CLOSING_HASHES.search(text, start, e)
+                out.copy(start, c.start() if c else e)
+                out.copy(e, min(e + 1, b))
+            else:
+                out.copy(start, min(e + 1, b))
+            i += 1
+
+    outside_fences(text, out, each)
+    return out.done()

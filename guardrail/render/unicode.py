@@ -1,0 +1,160 @@
+"""Characters as read: right-to-left overrides reversed as displayed, invisible characters dropped, decorated letters
+and digits mapped to their plain forms, combining marks dropped where the base letter carries the meaning (see the
+package docs, step 6)."""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+from guardrail.render.offsets import PassMap, PassOutput
+
+# -- 5. right-to-left override
+_RLO = re.compile("\u202e([^\u202c\n]*)\u202c?")
+
+
+def rtl_overrides(text: str) -> tuple[str, PassMap | None]:
+    if "\u202e" not in text:
+        return text, None
+    out = PassOutput(text)
+    pos = 0
+    for m in _RLO.finditer(text):
+        out.copy(pos, m.start())
+        out.emit(m.group(1)[::-1], m.start(), m.end())
+        pos = m.end()
+    out.copy(pos, len(text))
+    return out.done()
+
+
+# -- 6. unicode
+_SPECIAL = re.compile(r"[^\t\n\r\x20-\x7e]+")
+#: combining overlays that strike a letter through
+_STRIKE = frozenset("\u0334\u0335\u0336\u0337\u0338")
+#: invisible characters that are no format characters (Cf) by category
+_INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\u2800\u180b\u180c\u180d\u180f")
+_SUPERSCRIPT_DIGITS = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹")
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "ZERO ONE TWO THREE FOUR FIVE SIX SEVEN EIGHT NINE TEN ELEVEN TWELVE THIRTEEN FOURTEEN FIFTEEN SIXTEEN SEVENTEEN "
+    "EIGHTEEN NINETEEN TWENTY".split())}
+_TENS = {"TWENTY": 20, "THIRTY": 30, "FORTY": 40, "FIFTY": 50}
+_LETTER_NAME = re.compile(r"\b(SMALL|CAPITAL) LETTER ([A-Z])$|LETTER SMALL CAPITAL ([A-Z])$|SYMBOL LETTER ([A-Z])$|"
+                          r"\bLETTER ([A-Z])$")
+_NUMBER_NAME = re.compile(r"\b(?:DIGIT|NUMBER) ([A-Z]+(?: [A-Z]+)?)(?: FULL STOP| COMMA)?$")
+#: blocks whose letters and digits are decorated forms of ASCII ones (enclosed, parenthesized, circled, negative,
+#: squared, regional indicators, dingbat digits), and the small capitals of the phonetic blocks
+_DECORATED_BLOCKS = ((0x2460, 0x2500), (0x2776, 0x2794), (0x3248, 0x3260), (0x1F100, 0x1F200))
+_SMALL_CAPITAL_BLOCKS = ((0x0250, 0x02B0), (0x1D00, 0x1DC0), (0xA720, 0xA800), (0x10780, 0x107C0))
+
+
+def _number(words: str) -> int | None:
+    parts = words.split()
+    if len(parts) == 1:
+        return _NUMBER_WORDS.get(parts[0], _TENS.get(parts[0]))
+    if len(parts) == 2 and parts[0] in _TENS and parts[1] in _NUMBER_WORDS and _NUMBER_WORDS[parts[1]] < 10:
+        return _TENS[parts[0]] + _NUMBER_WORDS[parts[1]]
+    return None
+
+
+@functools.cache
+def _decorated() -> dict[str, str]:
+    """Decorated letter or number -> its plain form, read from the characters' Unicode names."""
+    table: dict[str, str] = {}
+    for lo, hi in _DECORATED_BLOCKS:
+        for cp in range(lo, hi):
+            ch = chr(cp)
+            name = unicodedata.name(ch, "")
+            m = _LETTER_NAME.search(name)
+            if m:
+                small = m.group(1) == "SMALL" or m.group(3) is not None
+                letter = next(g for g in m.groups()[1:] if g)
+                table[ch] = letter.lower() if small else letter
+                continue
+            n = _NUMBER_NAME.search(name)
+            if n and _number(n.group(1)) is not None:
+                table[ch] = str(_number(n.group(1)))
+    for lo, hi in _SMALL_CAPITAL_BLOCKS:
+        for cp in range(lo, hi):
+            m = re.search(r"LATIN LETTER SMALL CAPITAL ([A-Z])$", unicodedata.name(chr(cp), ""))
+            if m:
+                table[chr(cp)] = m.group(1).lower()
+    return table
+
+
+@functools.lru_cache(maxsize=4096)
+def _keeps_marks(ch: str) -> bool:
+    """True for a letter of a script whose combining marks carry meaning (vowel signs, viramas, ...)."""
+    if not ch.isalpha() or ord(ch) < 0x250:
+        return False
+    return not unicodedata.name(ch, "").startswith(("LATIN", "GREEK", "CYRILLIC", "MODIFIER", "MATHEMATICAL"))
+
+
+def _run(run: str, prev: str) -> str:
+    table = _decorated()
+    out: list[str] = []
+    keep = _keeps_marks(prev) if prev else False
+    after_digit = prev.isdigit() and prev.isascii()
+    for ch in run:
+        if ch in _SUPERSCRIPT_DIGITS:
+            if after_digit:
+                out.append("^")
+            out.append(unicodedata.normalize("NFKD", ch))
+            after_digit, keep = False, False
+            continue
+        plain = table.get(ch)
+        if plain is not None:
+            out.append(plain)
+            keep, after_digit = False, False
+            continue
+        cat = unicodedata.category(ch)
+        if cat == "Cf" or ch in _INVISIBLE or (cat == "Cc" and ch not in "\t\n\r\x85"):
+            continue
+        if cat in ("Zl", "Zp") or ch == "\x85":
+            out.append("\n")
+            continue
+        for c in unicodedata.normalize("NFKD", ch):
+            cc = unicodedata.category(c)
+            if cc in ("Mn", "Me"):
+                if c in _STRIKE:
+                    if out and not out[-1].isspace():
+                        out.pop()  # the struck letter
+                elif keep and not ("\ufe00" <= c <= "\ufe0f" or "\U000e0100" <= c <= "\U000e01ef"):
+                    out.append(c)
+                continue
+            out.append(c)
+            keep = _keeps_marks(c)
+        after_digit = False
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+def unicode_forms(text: str) -> tuple[str, PassMap | None]:
+    if text.isascii() and not _SPECIAL.search(text):
+        return text, None
+    out = PassOutput(text)
+    pos = 0
+    for m in _SPECIAL.finditer(text):
+        s, e = m.start(), m.end()
+        if s > pos and unicodedata.category(text[s]).startswith("M"):
+            s -= 1  # the base letter the marks sit on
+        out.copy(pos, s)
+        run = text[s:e]
+        prev = text[s - 1] if s > 0 else ""
+        if (_is_plain(run)):
+            out.copy(s, e)
+        else:
+            out.emit(_run(run, prev), s, e)
+        pos = e
+    out.copy(pos, len(text))
+    return out.done()
+
+
+def _is_plain(run: str) -> bool:
+    """A run that rendering leaves as it is (most text in other scripts): nothing to decompose, drop or map."""
+    if not unicodedata.is_normalized("NFKD", run):
+        return False
+    table = _decorated()
+    for ch in run:
+        cat = unicodedata.category(ch)
+        if cat[0] in "MC" or cat in ("Zl", "Zp") or ch in table or ch in _INVISIBLE or ch in _SUPERSCRIPT_DIGITS:
+            return False
+    return True

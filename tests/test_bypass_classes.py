@@ -1,0 +1,124 @@
+"""Block mode, classes found by an attacker's probe of round 3 (real gateway, real model, scripted upstream): each
+case is blocked, and its faithful twin is delivered byte for byte. The gateway, upstream and helpers are
+``tests/test_bypass.py``'s."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from test_bypass import (  # noqa: F401 - fixtures
+    BAD,
+    SCRIPTS,
+    CTX,
+    GOOD,
+    GOOD2,
+    assert_blocked,
+    assert_delivered,
+    chat,
+    chunk,
+    dumps,
+    evaluator,
+    gw,
+    post,
+    script,
+    sse,
+    tool_call,
+    upstream,
+    words_stream,
+)
+
+from guardrail.telemetry import Telemetry
+
+LONG_INT = "1" + "0" * 5000  # past Python's 4,300-digit limit for int(str)
+
+
+# --------------------------------------------------------------------------- structured claims in tool calls
+@pytest.mark.parametrize("bad, good", [
+    ({BAD: True}, {GOOD2: True}),  # a claim written as a key
+    ({"return_window_days": 90, "gift_cards_returnable": True}, {"return_window_days": 30}),  # as numbers
+])
+def test_tool_call_keys_and_numbers_are_read(gw: tuple[str, Telemetry], bad: dict[str, Any],
+                                             good: dict[str, Any]) -> None:
+    url, _ = gw
+    assert_blocked(post(url, script(dumps(tool_call(json.dumps(bad))))))
+    streamed = [chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": "t1", "type": "function",
+                                                             "function": {"name": "answer", "arguments": ""}}]})]
+    raw = json.dumps(bad)
+    streamed += [chunk({"tool_calls": [{"index": 0, "function": {"arguments": raw[i:i + 7]}}]})
+                 for i in range(0, len(raw), 7)]
+    assert_blocked(post(url, script(sse(*streamed, chunk({}, finish="tool_calls")), ctype="text/event-stream"),
+                        stream=True))
+    twin = script(dumps(tool_call(json.dumps(good))))
+    assert_delivered(post(url, twin), twin)
+
+
+# --------------------------------------------------------------------------- a claim glued onto a faithful one
+@pytest.mark.parametrize("glue", ["! items", "? items", ". 😀 Items", ". `~~`Items", ". $0 fee: items"])
+def test_a_second_sentence_is_a_sentence_whatever_it_starts_with(gw: tuple[str, Telemetry], glue: str) -> None:
+    """The splitter once cut only before a capital letter or a digit: a hallucination starting with a lower-case
+    letter, an emoji, a code span or a currency sign was scored together with the faithful sentence before it, and
+    the pair's averaged score passed."""
+    url, _ = gw
+    bad = GOOD2[:-1] + glue + " can be returned within 90 days of delivery, and shipping to Mars is free."
+    assert_blocked(post(url, script(dumps(chat(bad)))))
+    assert_blocked(post(url, script(sse(*words_stream(bad)), ctype="text/event-stream"), stream=True))
+    twin = script(dumps(chat(GOOD2[:-1] + "! items can be returned within 30 days of delivery.")))
+    assert_delivered(post(url, twin), twin)
+
+
+# --------------------------------------------------------------------------- numbers Python will not parse
+def test_a_number_too_long_to_parse_is_unreadable_not_a_crash(gw: tuple[str, Telemetry]) -> None:
+    url, _ = gw
+    body = dumps(chat(GOOD))[:-1] + b', "created2": ' + LONG_INT.encode() + b"}"
+    assert_blocked(post(url, script(body)))  # an upstream answer: blocked as unreadable, never a 500
+    event = json.dumps(chunk({"content": "x"})).encode()[:-1] + b', "x": ' + LONG_INT.encode() + b"}"
+    r = post(url, script(sse(*words_stream(GOOD)[:2], event), ctype="text/event-stream"), stream=True)
+    assert_blocked(r)  # a stream: ends with content_filter and [DONE], not a dropped connection
+    raw = b'{"model": "m", "n": ' + LONG_INT.encode() + b', "messages": [{"role": "user", "content": "hi"}]}'
+    r = httpx.post(url + "/v1/chat/completions", content=raw, headers={"content-type": "application/json"}, timeout=30)
+    assert r.status_code == 400 and "too long" in r.json()["error"]["message"]
+
+
+# --------------------------------------------------------------------------- answers that say yes without a claim
+def test_filler_only_answers_to_a_yes_no_question_are_judged(gw: tuple[str, Telemetry]) -> None:
+    """"Of course!" to "Can I return a gift card?" says yes: it is judged as that answer, however many filler
+    sentences it has. Filler beside a faithful answer, or after a question that is not yes/no, passes."""
+    url, _ = gw
+    q = "Can I return a gift card?"
+    for answer in ("Great question! Absolutely!", "Hi! Of course!", "Sure! Sure thing."):
+        assert_blocked(post(url, script(dumps(chat(answer))), question=q))
+    twin = script(dumps(chat("Great question! No, gift cards cannot be returned.")))
+    assert_delivered(post(url, twin, question=q), twin)
+    twin = script(dumps(chat("Great question! " + GOOD + " Hope this helps!")))
+    assert_delivered(post(url, twin), twin)
+
+
+def test_filler_and_yes_no_words_read_the_same_in_streams(gw: tuple[str, Telemetry]) -> None:
+    """A stream sees "Sure!" before it knows what follows: a bare yes/no word waits for the next sentence (a claim
+    makes it a pleasantry) or the end (then it is the answer), so streams decide as whole answers do."""
+    url, _ = gw
+    q = "Can I return a gift card?"
+    for answer in ("Great question! Absolutely!", "Of course! Happy to help!"):
+        assert_blocked(post(url, script(sse(*words_stream(answer)), ctype="text/event-stream"), question=q, stream=True))
+    twin = script(sse(*words_stream("Sure! Gift cards cannot be returned.")), ctype="text/event-stream")
+    assert_delivered(post(url, twin, question=q, stream=True), twin)
+
+
+# --------------------------------------------------------------------------- an answer that makes no claim
+REFUSAL = "I could not find that in the documents."
+
+
+def test_an_honest_refusal_passes_even_when_the_passages_are_off_topic(gw: tuple[str, Telemetry]) -> None:
+    """Retrieval relevance gates answers that make claims: a refusal takes nothing from the (irrelevant) passages.
+    A refusal followed by a claim has that claim judged, and the off-topic passages block it."""
+    url, _ = gw
+    q = "What is the warranty on tents?"  # the passages are about returns: retrieval relevance fails
+    for sid in (script(dumps(chat(REFUSAL))), script(sse(*words_stream(REFUSAL)), ctype="text/event-stream")):
+        r = post(url, sid, question=q, stream=dict(SCRIPTS[sid]["headers"])[b"content-type"] == b"text/event-stream")
+        assert_delivered(r, sid)
+    bad = REFUSAL + " Tents carry a two-year warranty on Mars."
+    assert_blocked(post(url, script(dumps(chat(bad))), question=q))
+    assert_blocked(post(url, script(sse(*words_stream(bad)), ctype="text/event-stream"), question=q, stream=True))
