@@ -13,8 +13,10 @@ For each POST to a configured route it needs the question, the contexts and the 
 The response path has one strategy per kind of answer (as starlette's GZip responders): a **stream**
 (``text/event-stream``) is parsed incrementally and checked sentence by sentence; any other **2xx** answer is
 buffered (bounded), decoded, and read as JSON, or as an event stream when that is what it holds whatever its
-label; everything else (**non-2xx**, unguarded routes, other methods, websockets, lifespan) passes through
-untouched, so upstream errors reach the caller. The stream strategy is in :mod:`guardrail.asgi_stream`, the
+label (205 included); a 3xx, 204 or 304 goes out without its body (a redirect is followed, not read); errors (4xx,
+5xx), unguarded routes, websockets and lifespan pass through untouched, so upstream errors reach the caller. A
+guarded route takes POST, and OPTIONS only as a CORS preflight (its answer without a body); other methods get a 405.
+Routes match the path as the client sent it and, under a ``Mount`` (``root_path``), the path the app routes on. The stream strategy is in :mod:`guardrail.asgi_stream`, the
 complete-body ones (and the JSON answers the middleware sends itself) in :mod:`guardrail.asgi_json`.
 
 Actions (from the guard's policy):
@@ -48,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from guardrail import wire
-from guardrail.asgi_json import Passthrough, ResponseExtractor, Sniff, json_messages, refusal
+from guardrail.asgi_json import Bodiless, Passthrough, ResponseExtractor, Sniff, json_messages, refusal
 from guardrail.asgi_stream import Message, Receive, Responder, Scope, Send, unchecked_headers
 from guardrail.errors import UnreadableError
 from guardrail.guard import Guard
@@ -199,20 +201,59 @@ class GuardrailMiddleware:
         except PathError as exc:  # such a path may name a guarded route for some router: refused, never passed on
             await _refuse(send, exc.status, f"the request path cannot be read: {exc}", "invalid_request_error")
             return
-        if path.casefold() not in self._route_keys:
+        routed = _routed_path(scope, path)  # the path the app routes on, under a Mount's root_path too
+        if path.casefold() not in self._route_keys and routed.casefold() not in self._route_keys:
             await self.app(scope, receive, send)
             return
         method = scope.get("method")
-        if method == "OPTIONS":  # a CORS preflight carries no answer
-            await self.app(scope, receive, send)
+        if method == "OPTIONS" and _header(scope, b"access-control-request-method") is not None:
+            await self.app(scope, receive, _without_body(send))  # a CORS preflight: headers only, no answer
             return
         if method != "POST":  # a GET (stored completions, ...) would deliver text the guard never read
-            await _refuse(send, 405, f"{method} is not allowed on the guarded route {path} (only POST)",
-                          "method_not_allowed", [(b"allow", b"POST, OPTIONS")])
+            await _refuse(send, 405, f"{method} is not allowed on the guarded route {path} (only POST; OPTIONS "
+                          "for a CORS preflight)", "method_not_allowed", [(b"allow", b"POST, OPTIONS")])
             return
         # the app sees the one spelling that was matched: what it routes is what was guarded
-        scope = {**scope, "path": path, "raw_path": encode_path(path).encode("ascii")}
+        app_path = path if str(scope.get("path", "")).startswith(str(scope.get("root_path", ""))) else routed
+        scope = {**scope, "path": app_path, "raw_path": encode_path(path).encode("ascii")}
         await _Exchange(self, scope, receive, send).run()
+
+
+def _routed_path(scope: Scope, path: str) -> str:
+    """``path`` without the ``root_path`` a Mount (or a proxy) put in front of the app, as Starlette's router strips
+    it: a middleware mounted at ``/api`` with ``routes=["/ask"]`` guards ``/api/ask``."""
+    root = str(scope.get("root_path") or "")
+    if not root:
+        return path
+    try:
+        prefix = normalize_path(root).rstrip("/")
+    except PathError:
+        return path
+    if prefix and path.casefold().startswith(prefix.casefold() + "/"):
+        return path[len(prefix):]
+    return path
+
+
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return bytes(value)
+    return None
+
+
+def _without_body(send: Send) -> Send:
+    """``send`` with every body dropped (a preflight answer is read for its headers only)."""
+    async def sender(message: Message) -> None:
+        if message["type"] == "http.response.body":
+            if not message.get("more_body", False):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            return
+        if message["type"] == "http.response.start":
+            headers = [(k, v) for k, v in message.get("headers", []) if k.lower() not in (b"content-length",
+                                                                                           b"content-encoding")]
+            message = {**message, "headers": [*headers, (b"content-length", b"0")]}
+        await send(message)
+    return sender
 
 
 async def _refuse(send: Send, status: int, message: str, code: str,
@@ -305,9 +346,11 @@ class _Exchange:
 
     def _choose(self, message: Message) -> Responder[Any]:
         status = int(message["status"])
-        if not 200 <= status < 300 or status in (204, 205):
-            return Passthrough(self)  # errors (and empty answers) reach the client untouched
-        return Sniff(self)  # the body's first bytes say what it is (a stream, or JSON to read), not its label
+        if status in (204, 304) or 300 <= status < 400:
+            return Bodiless(self)  # no body to read: redirects are followed, not read (a body would go unchecked)
+        if status >= 400 or status < 200:
+            return Passthrough(self)  # errors reach the client untouched
+        return Sniff(self)  # every other 2xx (205 included): its first bytes say what it is, not its label
 
     def echo(self) -> frozenset[str]:
         """The strings of the request, which an answer may repeat (the Responses API echoes instructions, tools...)."""

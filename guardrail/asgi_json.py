@@ -99,6 +99,20 @@ class Passthrough(Responder[BodyExchange]):
         await self.ex.send({"type": "http.response.body", "body": data, "more_body": more})
 
 
+class Bodiless(Responder[BodyExchange]):
+    """A status whose body no client should read as an answer (204 and 304 carry none; a 3xx redirect is followed,
+    and a client that reads its body instead would read text nobody checked): the status and headers go out, the body
+    is dropped (``content-length: 0``)."""
+
+    async def start(self, message: Message) -> None:
+        headers = without(message.get("headers", []), b"content-length", b"content-encoding", b"transfer-encoding")
+        await self.ex.send({**message, "headers": [*headers, (b"content-length", b"0")]})
+
+    async def body(self, data: bytes, more: bool) -> None:
+        if not more:
+            await self.ex.send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
 class Sniff(Responder[BodyExchange]):
     """A 2xx answer until its first bytes say what it is: an event stream labelled as one goes to
     :class:`StreamResponder`, anything else to :class:`Buffered` (JSON is read as JSON whatever its label, an event
@@ -118,6 +132,10 @@ class Sniff(Responder[BodyExchange]):
 
     async def body(self, data: bytes, more: bool) -> None:
         self.pieces.append((data, more))
+        if not more and self.sniffer.size + len(data) == 0 and self.start_msg.get("status") == 205:
+            await Passthrough(self.ex).start(self.start_msg)  # 205 Reset Content, empty as it should be
+            await self.ex.send({"type": "http.response.body", "body": b"", "more_body": False})
+            return
         kind = self.sniffer.feed(data, more)
         if kind is None:
             return
@@ -204,7 +222,14 @@ class Buffered(Responder[BodyExchange]):
             if not isinstance(text, str):
                 raise UnreadableError("the response_extractor found no answer text in the body")
             return [(0, text)]
-        return list(wire.iter_texts(wire.read_answers(body, echo=self.ex.echo())))
+        texts = list(wire.iter_texts(wire.read_answers(body, echo=self.ex.echo())))
+        # the choices together are bounded as one answer is: an upstream may not set the request's CPU cost
+        limit = self.ex.guard.evaluator.faithfulness_config.max_response_chars
+        total = sum(len(t) for _, t in texts)
+        if len(texts) > 1 and total > limit:
+            raise UnreadableError(f"the answer's {len(texts)} choices hold {total:,} characters together, over the "
+                                  f"limit of {limit:,} (max_response_chars)")
+        return texts
 
     async def _as_stream(self, decoded: bytes) -> None:
         """An event stream sent with another label: checked as a stream, sent as one body."""

@@ -34,7 +34,7 @@ class RequestLimits:
     #: JSON nesting of the request (400)
     max_depth: int = MAX_REQUEST_DEPTH
     #: ``n``: answers per request, each of them checked (400)
-    max_choices: int = 8
+    max_choices: int = wire.MAX_CHOICES
     #: retrieved chunks per request (400)
     max_contexts: int = 256
     #: total characters of the contexts (400); the evaluator's ``max_context_chars`` applies too; None: only that
@@ -46,6 +46,9 @@ class RequestLimits:
         for name in ("max_body_bytes", "max_depth", "max_choices", "max_contexts", "max_upstream_bytes"):
             if getattr(self, name) < 1:
                 raise ConfigurationError(f"RequestLimits.{name} must be at least 1, got {getattr(self, name)}")
+        if self.max_choices > wire.MAX_CHOICES:
+            raise ConfigurationError(f"RequestLimits.max_choices is at most {wire.MAX_CHOICES} (the answers' readers "
+                                     f"check that many choices per answer), got {self.max_choices}")
         if self.max_context_chars is not None and self.max_context_chars < 1:
             raise ConfigurationError(f"RequestLimits.max_context_chars must be at least 1, got {self.max_context_chars}")
 

@@ -122,3 +122,37 @@ def test_an_honest_refusal_passes_even_when_the_passages_are_off_topic(gw: tuple
     bad = REFUSAL + " Tents carry a two-year warranty on Mars."
     assert_blocked(post(url, script(dumps(chat(bad))), question=q))
     assert_blocked(post(url, script(sse(*words_stream(bad)), ctype="text/event-stream"), question=q, stream=True))
+
+
+# --------------------------------------------------------------------------- statuses a client may read as success
+@pytest.mark.parametrize("status", [205, 226])
+def test_every_2xx_is_read(gw: tuple[str, Telemetry], status: int) -> None:
+    url, _ = gw
+    assert_blocked(post(url, script(dumps(chat(BAD)), status=status)))
+    assert_blocked(post(url, script(sse(*words_stream(BAD)), status=status, ctype="text/event-stream"), stream=True))
+    twin = script(dumps(chat(GOOD2)), status=status)
+    r = post(url, twin)
+    assert r.status_code == status
+    assert_delivered(r, twin)
+
+
+@pytest.mark.parametrize("status", [300, 302, 307, 399])
+def test_a_redirect_goes_out_without_its_body(gw: tuple[str, Telemetry], status: int) -> None:
+    """A 3xx is followed, not read; some clients read its body anyway (requests: ``r.ok`` is True): it is dropped."""
+    url, _ = gw
+    r = httpx.post(url + "/v1/chat/completions", timeout=30, json={
+        "model": "m", "messages": [{"role": "user", "content": "How do returns work?"}], "contexts": CTX,
+        "script": script(dumps(chat(BAD)), status=status, headers=[(b"location", b"/elsewhere")])})
+    assert r.status_code == status and r.content == b""  # (the gateway forwards its own header list only)
+
+
+# --------------------------------------------------------------------------- the upstream may not set the CPU cost
+def test_more_choices_than_any_request_may_ask_for_are_unreadable(gw: tuple[str, Telemetry]) -> None:
+    url, _ = gw
+    assert_blocked(post(url, script(dumps(chat(*[GOOD2] * 9)))))  # 9 > MAX_CHOICES: refused before any check
+    long = " ".join([GOOD2] * 700)  # ~52k characters a choice: each fits the limit, together they do not
+    assert_blocked(post(url, script(dumps(chat(long, long)))))
+    stray = [chunk({"content": GOOD2}, index=8), chunk({}, index=8, finish="stop")]
+    assert_blocked(post(url, script(sse(*stray), ctype="text/event-stream"), stream=True))
+    twin = script(dumps(chat(*[GOOD2] * 8)))
+    assert_delivered(post(url, twin, n=8), twin)

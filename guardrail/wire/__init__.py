@@ -46,12 +46,14 @@ from .arguments import ArgumentsReader, arguments_text
 from .body import MAX_BODY_BYTES, Decoder, loads, sniff
 from .chat import Answer, iter_texts, replace_answers
 from .classify import Sniffer, is_event_stream, read_answers, request_strings
+from .fields import MAX_CHOICES
 from .deltas import Delta, DeltaReader, only_content, read_deltas, stop_events, with_text
 from .sse import DONE, SSEEvent, SSEParser, event_bytes
 
 __all__ = [
     "DONE",
     "MAX_BODY_BYTES",
+    "MAX_CHOICES",
     "Answer",
     "ArgumentsReader",
     "Decoder",

@@ -19,6 +19,7 @@ from guardrail.errors import UnreadableError
 from . import completions, responses
 from . import fields as f
 from .body import MAX_BODY_BYTES, Decoder, sniff
+from .fields import MAX_CHOICES
 from .chat import TOP_FIELDS, Answer, answer_shape, choice_text
 
 Kind = Literal["sse", "json"]
@@ -78,6 +79,8 @@ def read_answers(body: Any, *, echo: Collection[str] | None = None) -> list[Answ
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices:
         raise UnreadableError("the answer has no 'choices' list (not an OpenAI chat/completions/responses object)")
+    if len(choices) > MAX_CHOICES:  # every choice costs a check: an upstream may not set the request's CPU cost
+        raise UnreadableError(f"the answer has {len(choices)} choices; at most {MAX_CHOICES} are checked per answer")
     f.check(body, "the answer", TOP_FIELDS, echo, read=("choices",))
     out = []
     shapes = set()

@@ -20,6 +20,7 @@ from . import completions, responses
 from . import fields as f
 from .arguments import ArgumentsReader
 from .chat import CHOICE_FIELDS, TOP_FIELDS, _message_pieces, answer_shape, choice_text
+from .fields import MAX_CHOICES
 from .sse import DONE, event_bytes
 
 _ERROR_EVENT: dict[str, f.Rule] = {**TOP_FIELDS, "error": responses.error}
@@ -80,8 +81,9 @@ def read_deltas(payload: Any, echo: f.Echo = None) -> list[Delta]:
         if not isinstance(choice, dict):
             raise UnreadableError(f"{where} of a stream event is {f.describe(choice)}, not an object")
         index = choice.get("index", pos)
-        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < 1024:
-            raise UnreadableError(f"{where}.index is not a small integer")
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < MAX_CHOICES:
+            raise UnreadableError(f"{where}.index is not a choice index below {MAX_CHOICES} (at most {MAX_CHOICES} "
+                                  "choices are checked per answer)")
         finish = choice.get("finish_reason")
         if finish is not None and not isinstance(finish, str):
             raise UnreadableError(f"{where}.finish_reason is not a string")

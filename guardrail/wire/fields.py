@@ -30,6 +30,8 @@ from typing import Any
 from guardrail.errors import UnreadableError
 
 ATOM_MAX = 256
+#: choices checked per answer at most (an answer with more, or a stream choice index past it, is unreadable)
+MAX_CHOICES = 8
 TOKEN_MAX = 64
 #: containers nested deeper than this in a text-free field make it unreadable
 MAX_DEPTH = 64
