@@ -133,6 +133,16 @@ class SSEEvents:
     def stop_items(self, choices: Sequence[int], text: str | None, verdict: Verdict) -> list[wire.SSEEvent]:
         return [wire.SSEEvent(wire.stop_events(self.template, list(choices) or [0], text, info(verdict)), done=True)]
 
+    def verdict_event(self, verdict: Verdict) -> wire.SSEEvent | None:
+        """A chunk with no choices that carries the verdict (``guardrail``), in the shape of the stream's chunks (as a
+        usage chunk is); None for a Responses API stream (its clients type every event) or before any chunk."""
+        base = self.template
+        if not isinstance(base, dict) or not isinstance(base.get("choices"), list):
+            return None
+        payload = {k: base[k] for k in ("id", "object", "created", "model") if k in base}
+        payload.update({"choices": [], "guardrail": verdict.to_dict(evidence=False)})
+        return wire.SSEEvent(wire.event_bytes(payload), payload)
+
     def mark(self, ev: wire.SSEEvent, verdict: Verdict) -> wire.SSEEvent | None:
         if not isinstance(ev.payload, dict):
             return None  # [DONE]: the mark goes on a JSON event
@@ -153,6 +163,8 @@ class StreamResponder(Responder[Exchange]):
         self.gate: ReleaseGate[wire.SSEEvent] | None = None  # None: the body goes out as received (unread)
         self.start_msg: Message = {}
         self.out: list[bytes] = []
+        self.adapter: SSEEvents | None = None
+        self.done: list[bytes] = []  # flag mode: [DONE] waits for the verdict event
 
     async def start(self, message: Message, decoded: bool = False) -> None:
         ex = self.ex
@@ -168,7 +180,8 @@ class StreamResponder(Responder[Exchange]):
                     await self._start({**message, "headers": headers + unchecked_headers(verdict)})
                 return
         question, contexts = ex.question_contexts()
-        self.gate = ReleaseGate(lambda: ex.guard.stream(question, contexts), SSEEvents(ex.echo()), ex.started)
+        self.adapter = SSEEvents(ex.echo())
+        self.gate = ReleaseGate(lambda: ex.guard.stream(question, contexts), self.adapter, ex.started)
         await self._start({**message, "headers": without(headers, b"content-length", b"content-encoding")})
 
     async def _start(self, message: Message) -> None:
@@ -203,15 +216,23 @@ class StreamResponder(Responder[Exchange]):
             if gate.stopped:
                 break
         items = await asyncio.to_thread(gate.take) if due else gate.take()
+        if not gate.holds and not gate.stopped:  # flag mode: [DONE] waits for the verdict event
+            self.done.extend(ev.raw for ev in items if ev.done)
+            items = [ev for ev in items if not ev.done]
         chunks = [ev.raw for ev in items]
         if gate.stopped or (not more and gate.holds):
             last, _ = await gate.aend()
-            await self._emit(chunks + [ev.raw for ev in last], final=True)
+            await self._emit(self.done + chunks + [ev.raw for ev in last], final=True)
         elif not more:
-            # flag / pass mode: the client has every byte; the check runs in the background, so the connection is
-            # free for its next request instead of waiting for this verdict (recorded by the guard's observer)
-            await self._emit(chunks, final=True)
-            self.ex.spawn(gate.aend())
+            # flag / pass mode: the client has every word as it came; the check runs now, and the stream ends with a
+            # chunk carrying the verdict (as a JSON answer carries it), then [DONE]
+            await self._emit(chunks, final=False)
+            last, verdict = await gate.aend()
+            # (an answer delivered in part unread carries the "unchecked" mark on its end event already)
+            marked = (self.adapter.verdict_event(verdict) if self.adapter is not None and verdict.outcome != "error"
+                      else None)
+            await self._emit([ev.raw for ev in last] + ([marked.raw] if marked is not None else []) + self.done,
+                             final=True)
         else:
             await self._emit(chunks, final=False)
 

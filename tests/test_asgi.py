@@ -179,11 +179,20 @@ def test_sse_block_stops_with_content_filter(evaluator: Evaluator) -> None:
 def test_sse_pass_is_byte_identical(evaluator: Evaluator) -> None:
     bare = TestClient(Starlette(routes=[Route("/ask-stream", ask_stream, methods=["POST"])]))
     expected = bare.post("/ask-stream", json={"question": "q", "answer": "One. Two three. Four."}).content
+    done = b"data: [DONE]\n\n"
+    assert expected.endswith(done)
     for action in ("flag", "block"):
         client, t = build(evaluator, action=action, faithfulness=0.0)
         r = client.post("/ask-stream", json={"question": "q", "answer": "One. Two three. Four."})
-        assert r.content == expected, action
-        # flag mode checks after the last byte, in the background: the verdict still gets recorded
+        if action == "block":
+            assert r.content == expected, action
+        else:  # flag mode: every event as it came, then one chunk with no choices carrying the verdict, then [DONE]
+            assert r.content.startswith(expected[: -len(done)]) and r.content.endswith(done)
+            extra = r.content[len(expected) - len(done) : -len(done)]
+            verdict_event = json.loads(extra.decode().removeprefix("data: "))
+            assert verdict_event["choices"] == [] and verdict_event["guardrail"]["action"] == "pass"
+            assert verdict_event["guardrail"]["outcome"] == "passed" and "faithfulness" in verdict_event["guardrail"]["scores"]
+        # the verdict gets recorded too
         labels = {"route": "ask", "model": "m", "action": "pass", "outcome": "passed"}
         deadline = time.time() + 10
         while t.registry.get_sample_value("guardrail_verdicts_total", labels) != 1 and time.time() < deadline:
