@@ -50,11 +50,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from guardrail import wire
+from guardrail.access_log import log_request
 from guardrail.asgi_json import Bodiless, Passthrough, ResponseExtractor, Sniff, json_messages, refusal
 from guardrail.asgi_stream import Message, Receive, Responder, Scope, Send, unchecked_headers
 from guardrail.errors import UnreadableError
 from guardrail.guard import Guard
-from guardrail.routes import PathError, encode_path, normalize_path, request_path
+from guardrail.routes import PathError, encode_path, normalize_path, request_path, routed_path
 from guardrail.verdict import Timings, Verdict
 
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
@@ -201,7 +202,7 @@ class GuardrailMiddleware:
         except PathError as exc:  # such a path may name a guarded route for some router: refused, never passed on
             await _refuse(send, exc.status, f"the request path cannot be read: {exc}", "invalid_request_error")
             return
-        routed = _routed_path(scope, path)  # the path the app routes on, under a Mount's root_path too
+        routed = routed_path(scope, path)  # the path the app routes on, under a Mount's root_path too
         if path.casefold() not in self._route_keys and routed.casefold() not in self._route_keys:
             await self.app(scope, receive, send)
             return
@@ -217,21 +218,6 @@ class GuardrailMiddleware:
         app_path = path if str(scope.get("path", "")).startswith(str(scope.get("root_path", ""))) else routed
         scope = {**scope, "path": app_path, "raw_path": encode_path(path).encode("ascii")}
         await _Exchange(self, scope, receive, send).run()
-
-
-def _routed_path(scope: Scope, path: str) -> str:
-    """``path`` without the ``root_path`` a Mount (or a proxy) put in front of the app, as Starlette's router strips
-    it: a middleware mounted at ``/api`` with ``routes=["/ask"]`` guards ``/api/ask``."""
-    root = str(scope.get("root_path") or "")
-    if not root:
-        return path
-    try:
-        prefix = normalize_path(root).rstrip("/")
-    except PathError:
-        return path
-    if prefix and path.casefold().startswith(prefix.casefold() + "/"):
-        return path[len(prefix):]
-    return path
 
 
 def _header(scope: Scope, name: bytes) -> bytes | None:
@@ -273,7 +259,10 @@ class _Exchange:
         self.guard = mw.guard
         self.scope = scope
         self.receive = receive
-        self.send = send
+        self._client_send = send
+        self.send: Send = self._send_out
+        self.status: int | None = None  # what the client got
+        self.verdict: Verdict | None = None  # the answer's verdict, once made
         self.recording = _Recording()
         self.body = b""
         self.body_replayed = False
@@ -306,6 +295,14 @@ class _Exchange:
             await self.mw.app(self.scope, self._replay, self._send)
         finally:
             _current.reset(token)
+            log_request(str(self.scope.get("path", "")), self.status, self.verdict, first_byte=self.first_byte,
+                        total=self.elapsed())
+
+    async def _send_out(self, message: Message) -> None:
+        """Everything the client gets goes through here (the status is kept for the request's log line)."""
+        if message["type"] == "http.response.start":
+            self.status = int(message["status"])
+        await self._client_send(message)
 
     async def _replay(self) -> Message:
         if not self.body_replayed:
@@ -368,7 +365,9 @@ class _Exchange:
     # -- the on_error treatment of an answer the guard cannot read or judge
     def unchecked(self, exc: Exception) -> Verdict:
         """The verdict on an answer the guard cannot read, per ``on_error`` (logged, counted and reported)."""
-        return self.guard.report(self.guard.error_verdict(exc, "", timings=Timings(0.0, self.first_byte, self.elapsed())))
+        self.verdict = self.guard.report(
+            self.guard.error_verdict(exc, "", timings=Timings(0.0, self.first_byte, self.elapsed())))
+        return self.verdict
 
     async def unreadable(self, exc: Exception, start: Message, raw: bytes) -> None:
         """Apply ``on_error`` to an unreadable answer: block (or fallback), or deliver it as received, marked
@@ -387,6 +386,7 @@ class _Exchange:
         """Send the block (error body, ``code`` "content_filter", or "unchecked" when it could not be checked) or the
         fallback answer."""
         self.closed = True
+        self.verdict = verdict
         start, body = refusal(verdict, self.mw.block_status, self.guard.policy.fallback_message)
         await self.send(start)
         await self.send(body)

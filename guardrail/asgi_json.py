@@ -197,6 +197,7 @@ class Buffered(Responder[BodyExchange]):
             ex.guard.acheck(question, contexts, text, time_to_first_token=ex.first_byte, generation=generation)
             for _, text in texts)))
         verdict = worst(verdicts)
+        ex.verdict = verdict
         if verdict.action == "block" or (verdict.action == "fallback" and not isinstance(body, dict)):
             await ex.refuse(verdict)
             return

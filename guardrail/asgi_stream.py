@@ -69,6 +69,7 @@ class Exchange(Protocol):
     started: float
     closed: bool
     send: Send
+    verdict: Verdict | None
 
     def question_contexts(self) -> tuple[str, list[str]]: ...
 
@@ -221,13 +222,14 @@ class StreamResponder(Responder[Exchange]):
             items = [ev for ev in items if not ev.done]
         chunks = [ev.raw for ev in items]
         if gate.stopped or (not more and gate.holds):
-            last, _ = await gate.aend()
+            last, self.ex.verdict = await gate.aend()
             await self._emit(self.done + chunks + [ev.raw for ev in last], final=True)
         elif not more:
             # flag / pass mode: the client has every word as it came; the check runs now, and the stream ends with a
             # chunk carrying the verdict (as a JSON answer carries it), then [DONE]
             await self._emit(chunks, final=False)
             last, verdict = await gate.aend()
+            self.ex.verdict = verdict
             # (an answer delivered in part unread carries the "unchecked" mark on its end event already)
             marked = (self.adapter.verdict_event(verdict) if self.adapter is not None and verdict.outcome != "error"
                       else None)

@@ -10,24 +10,28 @@ Needs ``guardrail[langchain]`` (``langchain-core``).
   output keys of ``create_retrieval_chain``; configurable). Without a chain it checks an input that already holds
   ``{question, context, answer}``. The output is the chain's dict plus ``guardrail`` (the verdict); block raises
   :class:`guardrail.decorator.GuardrailBlocked`, fallback replaces the answer.
-- ``stream``/``astream`` pass the chain's other chunks through and release ``answer`` pieces as the gateway does: in
-  block/fallback mode a sentence goes out once it passed; a failing sentence ends the stream with a chunk
-  ``{"guardrail": verdict, "finish_reason": "content_filter"}`` (plus the fallback answer in fallback mode).
+- ``stream``/``astream`` pass the chain's other chunks through and release its ``answer`` pieces (strings, message
+  chunks whose content is a string or a list of content blocks, ``GenerationChunk``) through the same
+  :class:`~guardrail.stream.release.ReleaseGate` as the gateway and the OpenAI wrapper: in block/fallback mode a
+  piece goes out unchanged once its sentence passed; a failing sentence ends the stream with a chunk
+  ``{"guardrail": verdict, "finish_reason": "content_filter"}`` (plus the fallback answer in fallback mode), a
+  finished one with ``{"guardrail": verdict}``.
 - ``GuardrailCallbackHandler(telemetry)`` records time to first token and generation time of every LLM call of a
   chain into the Prometheus histograms.
 """
 
 from __future__ import annotations
 
-import asyncio
+import itertools
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
 from guardrail.errors import GuardrailBlocked, MissingDependencyError
 from guardrail.guard import Guard
+from guardrail.stream.release import AsyncGatedStream, GatedStream, Reading, ReleaseGate
 from guardrail.telemetry import Telemetry
 from guardrail.verdict import Verdict
 
@@ -46,6 +50,32 @@ def _texts(docs: Any) -> list[str]:
             raise TypeError(f"context documents must be Documents or strings, got {type(d).__name__}")
         out.append(text)
     return out
+
+
+def _piece_text(value: Any) -> str:
+    """The text of an answer value: a string, a message (chunk) whose ``content`` is a string or a list of content
+    blocks (strings and ``{"type": "text", "text": ...}``; other blocks hold no answer text), or a ``GenerationChunk``
+    (``text``)."""
+    content = getattr(value, "content", value)
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b if isinstance(b, str) else b["text"] if isinstance(b, dict) and b.get("type") == "text"
+                       and isinstance(b.get("text"), str) else "" for b in content)
+    text = getattr(value, "text", None)
+    if isinstance(text, str):
+        return text
+    raise TypeError(f"an answer must be text, a message or a GenerationChunk, got {type(value).__name__}")
+
+
+def _cut_piece(value: Any, text: str) -> Any:
+    """The answer value with only ``text`` (a prefix of its text); None when it cannot be copied."""
+    if isinstance(value, str):
+        return text
+    copy = getattr(value, "model_copy", None)
+    if copy is None:
+        return None
+    return copy(update={"content": text} if hasattr(value, "content") else {"text": text})
 
 
 ChainDict = dict[str, Any]
@@ -68,10 +98,11 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
         if not isinstance(out, dict) or self.answer_key not in out:
             raise TypeError(f"the chain's output must be a dict with {self.answer_key!r} (and {self.context_key!r}); "
                             f"got {type(out).__name__}: set answer_key/context_key to its keys")
-        answer = out[self.answer_key]
-        answer = getattr(answer, "content", answer)
-        if not isinstance(answer, str):
-            raise TypeError(f"the {self.answer_key!r} value must be text, got {type(answer).__name__}")
+        value = out[self.answer_key]
+        try:
+            answer = _piece_text(value)
+        except TypeError:
+            raise TypeError(f"the {self.answer_key!r} value must be text, got {type(value).__name__}") from None
         return str(out.get(self.question_key, "")), _texts(out.get(self.context_key)), answer
 
     def _apply(self, out: dict[str, Any], verdict: Verdict) -> dict[str, Any]:
@@ -98,90 +129,135 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
         return self._apply(out, verdict)
 
     # ----------------------------------------------------------------- streams
-    def _stop_chunk(self, verdict: Verdict) -> dict[str, Any]:
-        chunk: dict[str, Any] = {"guardrail": verdict, "finish_reason": "content_filter"}
-        if verdict.action == "fallback":
-            chunk[self.answer_key] = self.guard.policy.fallback_message
-        return chunk
-
     def stream(self, input: ChainDict, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[ChainDict]:
         if self.chain is None:
             yield self.invoke(input, config)
             return
-        state = _StreamState(self, input)
-        for chunk in self.chain.stream(input, config, **kwargs):
-            for piece in state.push(chunk):
-                yield piece
-            if state.stopped:
-                break
-        yield from state.end()
+        feed = _ChainFeed(self, input)
+        upstream = self.chain.stream(input, config, **kwargs)
+        items = (item for chunk in upstream for item in feed.split(chunk))
+        head = yield from feed.before_answer(items)
+        gate = feed.gate()
+
+        def close() -> None:
+            items.close()
+            getattr(upstream, "close", lambda: None)()
+
+        yield from GatedStream(itertools.chain(head, items), gate, close=close)
+        yield from feed.last(gate)
 
     async def astream(self, input: ChainDict, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[ChainDict]:
         if self.chain is None:
             yield await self.ainvoke(input, config)
             return
-        state = _StreamState(self, input)
-        async for chunk in self.chain.astream(input, config, **kwargs):
-            for piece in await asyncio.to_thread(state.push, chunk):  # scoring stays off the event loop
-                yield piece
-            if state.stopped:
+        feed = _ChainFeed(self, input)
+        upstream = self.chain.astream(input, config, **kwargs)
+        items = feed.asplit(upstream)
+        head: list[ChainDict] = []
+        async for item in items:  # as feed.before_answer, for an async source
+            if feed.is_answer(item):
+                head.append(item)
                 break
-        for piece in await asyncio.to_thread(lambda: list(state.end())):
-            yield piece
+            yield item
+        gate = feed.gate()
+
+        async def close() -> None:
+            await items.aclose()
+            aclose = getattr(upstream, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+        async for item in AsyncGatedStream(_prepend(head, items), gate, close=close):  # checks off the event loop
+            yield item
+        for item in feed.last(gate):
+            yield item
 
 
-class _StreamState:
-    """One stream of a GuardedChain: collects the question and contexts, feeds answer pieces to the guard."""
+async def _prepend(head: Iterable[ChainDict], rest: AsyncIterable[ChainDict]) -> AsyncIterator[ChainDict]:
+    for item in head:
+        yield item
+    async for item in rest:
+        yield item
+
+
+class _ChainFeed:
+    """One stream of a GuardedChain, before its :class:`ReleaseGate`: each chunk split into the rest (no answer text)
+    and its answer piece ``{answer_key: piece}``, the question and documents noted on the way."""
 
     def __init__(self, owner: GuardedChain, input: ChainDict) -> None:
         self.owner = owner
         self.start = time.perf_counter()
-        self.ttft: float | None = None
         self.question = str(input.get(owner.question_key, "")) if isinstance(input, dict) else ""
         self.contexts: list[str] | None = None
-        self.stream: Any = None
-        self.stopped = False
 
-    def _ensure(self) -> Any:
-        if self.stream is None:
-            self.stream = self.owner.guard.stream(self.question, self.contexts or [])
-        return self.stream
-
-    def push(self, chunk: Any) -> list[ChainDict]:
+    def split(self, chunk: Any) -> list[ChainDict]:
         o = self.owner
         if not isinstance(chunk, dict):
             raise TypeError(f"GuardedChain streams dict chunks (as create_retrieval_chain does), got {type(chunk).__name__}")
-        out: list[ChainDict] = []
-        rest = {k: v for k, v in chunk.items() if k != o.answer_key}
         if o.question_key in chunk and isinstance(chunk[o.question_key], str):
             self.question = chunk[o.question_key]
         if o.context_key in chunk:
             self.contexts = _texts(chunk[o.context_key])
-        if rest:
-            out.append(rest)
+        rest = {k: v for k, v in chunk.items() if k != o.answer_key}
+        out = [rest] if rest else []
         if o.answer_key in chunk:
-            piece = chunk[o.answer_key]
-            piece = getattr(piece, "content", piece)
             if self.contexts is None:
                 raise ValueError(f"the chain streamed {o.answer_key!r} before {o.context_key!r}: the guard needs the "
                                  "documents first")
-            if piece and self.ttft is None:
-                self.ttft = time.perf_counter() - self.start
-            released = self._ensure().feed(piece)
-            if released:
-                out.append({o.answer_key: released})
-            self.stopped = self.stream.stopped
+            out.append({o.answer_key: chunk[o.answer_key]})
         return out
 
-    def end(self) -> Iterator[ChainDict]:
-        stream = self._ensure()
-        end = stream.finish(time_to_first_token=self.ttft, generation=time.perf_counter() - self.start)
-        if end.text:
-            yield {self.owner.answer_key: end.text}
-        if stream.stopped:
-            yield self.owner._stop_chunk(end.verdict)
-        else:
-            yield {"guardrail": end.verdict}
+    def is_answer(self, item: ChainDict) -> bool:
+        return self.owner.answer_key in item
+
+    def before_answer(self, items: Iterator[ChainDict]) -> Generator[ChainDict, None, list[ChainDict]]:
+        """Yield the items before the first answer piece as they come (the gate opens once the documents came);
+        return that piece (none when the chain streamed no answer)."""
+        for item in items:
+            if self.is_answer(item):
+                return [item]
+            yield item
+        return []
+
+    async def asplit(self, chunks: AsyncIterable[Any]) -> AsyncGenerator[ChainDict, None]:
+        async for chunk in chunks:
+            for item in self.split(chunk):
+                yield item
+
+    def gate(self) -> ReleaseGate[ChainDict]:
+        """The releaser of the answer, opened once its first piece came (or the chain ended without one)."""
+        guard, question, contexts = self.owner.guard, self.question, self.contexts or []
+        return ReleaseGate(lambda: guard.stream(question, contexts), _ChainChunks(self.owner.answer_key), self.start)
+
+    @staticmethod
+    def last(gate: ReleaseGate[ChainDict]) -> list[ChainDict]:
+        """The chunk that ends a finished stream: the verdict (a stopped one ended with the adapter's stop chunk)."""
+        return [] if gate.stopped else [{"guardrail": gate.verdict}]
+
+
+class _ChainChunks:
+    """ChunkAdapter for the items of :class:`_ChainFeed`: an answer piece is read as text (:func:`_piece_text`) and cut
+    as a copy with less text; the rest holds no text and goes out in order. A stopped stream ends with
+    ``{"guardrail": verdict, "finish_reason": "content_filter"}`` (plus the fallback answer in fallback mode)."""
+
+    def __init__(self, answer_key: str) -> None:
+        self.answer_key = answer_key
+
+    def read(self, item: ChainDict) -> Reading:
+        return Reading({0: _piece_text(item[self.answer_key])} if self.answer_key in item else {})
+
+    def cut(self, item: ChainDict, choice: int, text: str) -> ChainDict | None:
+        piece = _cut_piece(item[self.answer_key], text)
+        return None if piece is None else {self.answer_key: piece}
+
+    def stop_items(self, choices: Sequence[int], text: str | None, verdict: Verdict) -> list[ChainDict]:
+        chunk: ChainDict = {"guardrail": verdict, "finish_reason": "content_filter"}
+        if text is not None:
+            chunk[self.answer_key] = text
+        return [chunk]
+
+    def mark(self, item: ChainDict, verdict: Verdict) -> ChainDict:
+        return item  # no item ends the answer: the verdict comes in the last chunk
 
 
 @dataclass

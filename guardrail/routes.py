@@ -146,3 +146,18 @@ def match_route(path: str, routes: Iterable[str], *, case_sensitive: bool = Fals
         if (norm if case_sensitive else norm.casefold()) == key:
             return norm
     return None
+
+
+def routed_path(scope: Mapping[str, Any], path: str) -> str:
+    """``path`` without the ``root_path`` a Mount (or a proxy) put in front of the app, as Starlette's router strips
+    it: a middleware mounted at ``/api`` with ``routes=["/ask"]`` guards ``/api/ask``."""
+    root = str(scope.get("root_path") or "")
+    if not root:
+        return path
+    try:
+        prefix = normalize_path(root).rstrip("/")
+    except PathError:
+        return path
+    if prefix and path.casefold().startswith(prefix.casefold() + "/"):
+        return path[len(prefix):]
+    return path

@@ -59,6 +59,7 @@ from guardrail.errors import ConfigurationError, InputError
 from guardrail.guard import Guard
 from guardrail.routes import PathError, encode_path, match_route, request_path
 from guardrail.server_request import MAX_REQUEST_DEPTH as MAX_REQUEST_DEPTH
+from guardrail.access_log import configure_logging
 from guardrail.server_request import RequestLimits, validate_request
 from guardrail.server_request import json_depth as _depth  # noqa: F401  (its name here before the split)
 from guardrail.server_upstream import PASS_HEADERS as PASS_HEADERS
@@ -125,6 +126,7 @@ class Gateway:
         inner = Starlette(
             routes=[
                 Route("/healthz", self.healthz, methods=["GET"]),
+                Route("/readyz", self.readyz, methods=["GET"]),
                 Route("/metrics", _RawASGI(metrics_app(telemetry.registry, multiprocess=multiprocess))),
                 Mount("/metrics", metrics_app(telemetry.registry, multiprocess=multiprocess)),
                 Route("/{path:path}", self.proxy, methods=_METHODS),  # every other path: see proxy
@@ -157,7 +159,29 @@ class Gateway:
 
     # ----------------------------------------------------------------- routes
     async def healthz(self, request: Request) -> Response:
+        """Liveness: the process serves requests (it says nothing of the models or the upstream: see /readyz)."""
         return JSONResponse({"status": "ok", "upstream": self.base})
+
+    async def readyz(self, request: Request) -> Response:
+        """Readiness: the models are loaded and the upstream answers (any HTTP status counts: a 401 or 404 on
+        ``GET /models`` still shows a server; a refused connection or a timeout does not). 503 until both hold."""
+        evaluator = self.guard.evaluator
+        scorers = [c.nli for c in (evaluator.faithfulness_check,) if c is not None]
+        rel = evaluator.relevance_check
+        models = all(s.loaded for s in scorers) and (rel is None or rel.embedder.loaded)
+        if self.client is None:
+            await self.startup()
+        assert self.client is not None
+        upstream: str = "reachable"
+        try:
+            await self.client.get(self.base + "/models", timeout=httpx.Timeout(2.0, connect=1.0),
+                                  headers={"authorization": f"Bearer {self.api_key}"} if self.api_key else None)
+        except httpx.HTTPError as exc:
+            upstream = f"unreachable ({type(exc).__name__})"
+        ready = models and upstream == "reachable"
+        body = {"status": "ready" if ready else "not ready", "models": "loaded" if models else "not loaded",
+                "upstream": upstream}
+        return JSONResponse(body, status_code=200 if ready else 503)
 
     def _forwarded(self, path: str) -> set[str]:
         """The methods with which ``path`` (canonical) is forwarded unguarded; empty: not forwarded."""
@@ -264,14 +288,15 @@ def create_gateway(upstream: str, guard: Guard, telemetry: Telemetry, **options:
 
 def create_demo_gateway(
     guard: Guard, telemetry: Telemetry, *, timeout: httpx.Timeout | None = None, multiprocess: bool = False,
-    shadow: Any = None,
+    shadow: Any = None, limits: RequestLimits | None = None,
 ) -> GuardrailMiddleware:
     """The gateway in front of the built-in demo upstream (in-process, offline), with its bundled documents
     retrieved for each question (see guardrail.demo)."""
     from guardrail.demo import retrieve, upstream_app
 
     return create_gateway("http://demo-upstream/v1", guard, telemetry, timeout=timeout, multiprocess=multiprocess,
-                          transport=httpx.ASGITransport(app=upstream_app), retriever=retrieve, shadow=shadow)
+                          transport=httpx.ASGITransport(app=upstream_app), retriever=retrieve, shadow=shadow,
+                          limits=limits)
 
 
 @dataclass(frozen=True)
@@ -298,6 +323,14 @@ class ServeConfig:
     judge_api_key: str | None = None
     judge_metrics: tuple[str, ...] = ("context_adherence",)
     judge_rate: float = 0.1
+    #: longest answer checked (characters; a longer one is unchecked and follows on_error)
+    max_response_chars: int = 100_000
+    #: request bounds (RequestLimits): retrieved chunks, their characters together, the request body
+    max_contexts: int = 256
+    max_context_chars: int = 100_000
+    max_body_bytes: int = 10 * 1024 * 1024
+    log_level: str = "info"
+    log_format: str = "json"
 
 
 #: set by ``guardrail serve --workers N`` for the worker processes (see :func:`app_from_env`)
@@ -325,7 +358,12 @@ def build_app(cfg: ServeConfig) -> GuardrailMiddleware:
     if "faithfulness" in policy.checks:
         nli = NLIScorer(cfg.nli_model or default_nli_model(), backend=cfg.backend, threads=cfg.threads, pool=pool)
     embedder = EmbeddingScorer(threads=cfg.threads, pool=pool)
-    evaluator = Evaluator(nli=nli, embedder=embedder, checks=policy.checks)
+    from guardrail.checks.faithfulness import FaithfulnessConfig
+
+    faith_cfg = FaithfulnessConfig(max_response_chars=cfg.max_response_chars)
+    evaluator = Evaluator(nli=nli, embedder=embedder, checks=policy.checks, faithfulness=faith_cfg)
+    limits = RequestLimits(max_body_bytes=cfg.max_body_bytes, max_contexts=cfg.max_contexts,
+                           max_context_chars=cfg.max_context_chars)
     evaluator.evaluate("warm up", ["Warm-up context."], "Warm-up answer.")  # load models before the first request
     telemetry = Telemetry(CollectorRegistry(), route=cfg.route_name, model=cfg.model_label)
     shadow = None
@@ -339,10 +377,11 @@ def build_app(cfg: ServeConfig) -> GuardrailMiddleware:
     guard = Guard(evaluator, policy, observer=telemetry, tap=shadow.submit if shadow is not None else None)
     timeout = httpx.Timeout(cfg.timeout, connect=5.0)
     if cfg.demo:
-        app = create_demo_gateway(guard, telemetry, timeout=timeout, multiprocess=cfg.multiprocess, shadow=shadow)
+        app = create_demo_gateway(guard, telemetry, timeout=timeout, multiprocess=cfg.multiprocess, shadow=shadow,
+                                  limits=limits)
     else:
         assert cfg.upstream is not None
-        app = create_gateway(cfg.upstream, guard, telemetry, api_key=cfg.upstream_api_key, timeout=timeout,
+        app = create_gateway(cfg.upstream, guard, telemetry, api_key=cfg.upstream_api_key, timeout=timeout, limits=limits,
                              multiprocess=cfg.multiprocess, shadow=shadow)
     return app
 
@@ -352,4 +391,6 @@ def app_from_env() -> GuardrailMiddleware:
     raw = os.environ.get(CONFIG_ENV)
     if not raw:
         raise ConfigurationError(f"{CONFIG_ENV} is not set; start workers with `guardrail serve --workers N`")
-    return build_app(ServeConfig(**json.loads(raw)))
+    cfg = ServeConfig(**json.loads(raw))
+    configure_logging(cfg.log_level, cfg.log_format)
+    return build_app(cfg)

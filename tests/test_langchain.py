@@ -10,10 +10,11 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.outputs import GenerationChunk
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
-from langchain_core.runnables import RunnablePassthrough
+from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 from langchain_core.vectorstores import InMemoryVectorStore
 from prometheus_client import CollectorRegistry
 
@@ -36,19 +37,19 @@ def evaluator() -> Evaluator:
     return Evaluator(nli=NLIScorer(default_nli_model()))
 
 
-def rag_chain(answer: str) -> Any:
+def rag_chain(answer: str, parser: Any = None) -> Any:
     store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
     store.add_documents([Document(page_content=d) for d in DOCS])
     retriever = store.as_retriever(search_kwargs={"k": 2})
     llm = GenericFakeChatModel(messages=iter([AIMessage(content=answer)] * 4))
     prompt = ChatPromptTemplate.from_messages([("system", "Answer from: {context}"), ("human", "{input}")])
     return RunnablePassthrough.assign(context=itemgetter("input") | retriever).assign(
-        answer=prompt | llm | StrOutputParser())
+        answer=prompt | llm | (parser or StrOutputParser()))
 
 
-def make(evaluator: Evaluator, answer: str, action: str = "block") -> tuple[GuardedChain, Telemetry]:
+def make(evaluator: Evaluator, answer: str, action: str = "block", parser: Any = None) -> tuple[GuardedChain, Telemetry]:
     telemetry = Telemetry(CollectorRegistry(), route="lc", model="fake")
-    return GuardedChain(Guard(evaluator, Policy(action=action), observer=telemetry), rag_chain(answer)), telemetry
+    return GuardedChain(Guard(evaluator, Policy(action=action), observer=telemetry), rag_chain(answer, parser)), telemetry
 
 
 QUESTION = {"input": "How do returns and refunds work?"}
@@ -102,3 +103,35 @@ def test_callback_handler_records_llm_timings(evaluator: Evaluator) -> None:
     ttft = telemetry.registry.get_sample_value("guardrail_time_to_first_token_seconds_sum", labels)
     total = telemetry.registry.get_sample_value("guardrail_generation_duration_seconds_sum", labels)
     assert 0 < ttft <= total  # type: ignore[operator]
+
+
+def blocks(message: Any) -> AIMessageChunk:
+    """A chat model that streams content blocks: a text block beside one that holds no answer text."""
+    return AIMessageChunk(content=[{"type": "text", "text": message.content},
+                                   {"type": "image_url", "image_url": {"url": "data:,"}}])
+
+
+@pytest.mark.parametrize("parser", [RunnableLambda(lambda m: m), RunnableLambda(blocks),
+                                    RunnableLambda(lambda m: GenerationChunk(text=m.content))],
+                         ids=["message-chunks", "content-blocks", "generation-chunks"])
+def test_stream_reads_message_blocks_and_generation_chunks(evaluator: Evaluator, parser: Any) -> None:
+    """Answer pieces that are not strings are read for their text and released unchanged (cut by copy at a stop)."""
+    def text(piece: Any) -> str:
+        content = getattr(piece, "content", None)
+        if isinstance(content, list):
+            return "".join(b["text"] for b in content if b.get("type") == "text")
+        return str(content if isinstance(content, str) else piece.text)
+
+    chain, _ = make(evaluator, BAD, action="fallback", parser=parser)
+    chunks = list(chain.stream(QUESTION))
+    pieces = [c["answer"] for c in chunks[:-1] if "answer" in c]
+    assert pieces and all(not isinstance(p, str) for p in pieces)
+    assert "".join(text(p) for p in pieces) == "Items can be returned within 30 days of delivery."
+    assert chunks[-1]["finish_reason"] == "content_filter" and chunks[-1]["guardrail"].action == "fallback"
+    assert "Mars" not in chunks[-1]["answer"]
+    chain, _ = make(evaluator, GOOD, parser=parser)
+    chunks = list(chain.stream(QUESTION))
+    assert "".join(text(c["answer"]) for c in chunks if "answer" in c) == GOOD
+    assert chunks[-1]["guardrail"].action == "pass" and chunks[-1]["guardrail"].outcome == "passed"
+    out = chain.invoke(QUESTION)  # the whole answer of an invoke is read the same way
+    assert out["guardrail"].outcome == "passed"

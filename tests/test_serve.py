@@ -49,11 +49,71 @@ def test_guardrail_serve_runs_and_stops_cleanly() -> None:
             assert m.status_code == 200 and "guardrail_verdicts_total" in m.text, path
         models = httpx.get(url + "/v1/models")  # unguarded /v1 routes go to the upstream
         assert models.status_code == 200 and models.json()["data"]
+        ready = httpx.get(url + "/readyz")
+        assert ready.status_code == 200 and ready.json() == {"status": "ready", "models": "loaded",
+                                                             "upstream": "reachable"}
     finally:
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
     # uvicorn shuts down gracefully, then re-raises the captured SIGTERM (exit status -15 since uvicorn 0.29)
     assert proc.returncode in (0, -signal.SIGTERM) and "Traceback" not in err, err
+    # one structured line per guarded request (JSON by default): what was decided, never what was said
+    lines = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+    requests = [rec for rec in lines if rec.get("event") == "request"]
+    assert len(requests) == 1, err
+    rec = requests[0]
+    assert rec["route"] == "/v1/chat/completions" and rec["status"] == 400 and rec["action"] == "block"
+    assert rec["outcome"] == "failed" and 0 <= rec["faithfulness"] < 0.5 and rec["check_ms"] > 0
+    assert rec["total_ms"] >= rec["check_ms"] and rec["upstream_first_byte_ms"] is not None
+    assert rec["level"] == "info" and rec["logger"] == "guardrail.access"
+    assert "demo-hallucinate" not in json.dumps(requests)  # nothing of the request or the answer
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--port", "99999"], "--port 99999 is out of range: give a whole number from 1 to 65535"),
+    (["--judge-rate", "5"], "--judge-rate 5.0 is out of range: give a number from 0 to 1"),
+    (["--max-contexts", "-1"], "--max-contexts -1 is out of range"),
+    (["--max-response-chars", "0"], "--max-response-chars 0 is out of range"),
+    (["--workers", "0"], "--workers 0 is out of range"),
+    (["--timeout", "0"], "--timeout 0.0 is out of range"),
+])
+def test_serve_refuses_bad_options_in_one_line(argv: list[str], expected: str) -> None:
+    r = subprocess.run([sys.executable, "-m", "guardrail", "serve", "--demo", *argv], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2 and expected in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and "guardrail gateway on" not in r.stderr
+    assert len([line for line in r.stderr.splitlines() if line.strip()]) == 1, r.stderr
+
+
+def test_serve_says_when_the_port_is_taken_before_loading_anything() -> None:
+    import socket
+
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        t0 = time.time()
+        r = subprocess.run([sys.executable, "-m", "guardrail", "serve", "--demo", "--port", str(port)],
+                           capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in r.stderr and "pick another --port" in r.stderr
+    assert "Traceback" not in r.stderr and "guardrail gateway on" not in r.stderr
+    assert time.time() - t0 < 20  # refused before the models load
+
+
+def test_readyz_says_not_ready_while_the_upstream_is_down(tiny_nli: Path) -> None:
+    evaluator = Evaluator(nli=NLIScorer(tiny_nli), checks=["faithfulness"])
+    telemetry = Telemetry(CollectorRegistry(), route="gateway", model="fake")
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None), observer=telemetry)
+    dead = f"http://127.0.0.1:{llm_server.free_port()}/v1"  # nothing listens there
+    with llm_server.serve(Gateway(dead, guard, telemetry).app, lifespan="on") as url:
+        r = httpx.get(url + "/readyz", timeout=10)
+        assert r.status_code == 503 and r.json()["status"] == "not ready"
+        assert r.json()["upstream"].startswith("unreachable")
+        assert httpx.get(url + "/healthz").status_code == 200  # alive, just not ready
+    with llm_server.serve() as upstream, llm_server.serve(Gateway(upstream + "/v1", guard, telemetry).app,
+                                                           lifespan="on") as url:
+        r = httpx.get(url + "/readyz", timeout=10)
+        assert r.status_code == 200 and r.json()["status"] == "ready"
 
 
 def test_build_app_and_app_from_env(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,8 +12,8 @@ question asserts a statement built from that question:
   tower completed?") asserts the question with the span in the wh-word's place ("The capital of India is Delhi.").
 
 Rule-based and cheap (no model, no parser): a small lexicon of auxiliaries, determiners, prepositions and common
-verbs finds the subject. When the question's shape is not one of these, ``answer_claim`` returns None and the check
-falls back to reading "Q: ... A: ..." (``guardrail.text.qa_hypothesis``).
+verbs (:mod:`guardrail.checks.lexicon`) finds the subject. When the question's shape is not one of these,
+``answer_claim`` returns None and the check falls back to reading "Q: ... A: ..." (``guardrail.text.qa_hypothesis``).
 """
 
 from __future__ import annotations
@@ -21,55 +21,30 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from guardrail.checks.lexicon import (
+    AUX,
+    BE,
+    BOUNDARY_WORDS,
+    DETERMINERS,
+    DO,
+    HAVE,
+    MODAL,
+    MONTHS,
+    NEG_AUX,
+    NO,
+    PERSON,
+    PREPOSITIONS,
+    PRONOUNS,
+    VERBS,
+    WH,
+    YES,
+    as_sentence,
+    looks_verb,
+    tokenize,
+)
 from guardrail.text import is_claim, is_refusal
 
 __all__ = ["AnswerClaim", "answer_claim", "polarity", "yes_no_statement", "wh_statement"]
-
-_TOKEN = re.compile(r"[A-Za-z0-9À-ÖØ-öø-ÿ$€£%]+(?:['’.,:/-][A-Za-z0-9À-ÖØ-öø-ÿ%]+)*|[^\sA-Za-z0-9]")
-
-_BE = {"is", "are", "was", "were", "am"}
-_MODAL = {"can", "could", "will", "would", "shall", "should", "may", "might", "must"}
-_DO = {"do", "does", "did"}
-_HAVE = {"has", "have", "had"}
-_AUX = _BE | _MODAL | _DO | _HAVE
-_NEG_AUX = {
-    "isn't": "is", "aren't": "are", "wasn't": "was", "weren't": "were", "can't": "can", "cannot": "can",
-    "couldn't": "could", "won't": "will", "wouldn't": "would", "shouldn't": "should", "mustn't": "must",
-    "don't": "do", "doesn't": "does", "didn't": "did", "hasn't": "has", "haven't": "have", "hadn't": "had",
-    "mightn't": "might", "shan't": "shall",
-}
-_PRONOUNS = {"i", "you", "he", "she", "it", "we", "they", "this", "that", "these", "those", "there", "one",
-             "someone", "anyone", "everyone", "something", "anything", "everything"}
-#: how the asker's pronouns read as a statement about the context ("Can I return it?" -> "You can return it.")
-_PERSON = {"i": "you", "me": "you", "my": "your", "mine": "yours", "we": "you", "us": "you", "our": "your",
-           "myself": "yourself", "ourselves": "yourselves"}
-_DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "my", "your", "our", "their", "his", "her", "its",
-                "any", "some", "all", "every", "each", "no", "both", "either", "neither", "another", "such"}
-_PREPOSITIONS = {"in", "on", "at", "by", "for", "with", "from", "to", "into", "onto", "about", "over", "under",
-                 "after", "before", "during", "within", "without", "between", "among", "through", "than", "as",
-                 "like", "near", "since", "until", "via", "per", "against", "across", "behind", "beyond", "outside",
-                 "inside", "around", "up", "down", "off", "out"}
-_BOUNDARY_WORDS = {"be", "been", "being", "have", "not", "also", "still", "ever", "already", "really", "always",
-                   "never", "only", "just", "now", "again", "more", "less", "very", "too", "so", "then"}
-#: common base-form verbs: where the subject of "Does the warranty cover ...?" ends (not exhaustive; the fallback
-#: takes a determiner and one word)
-_VERBS = set("""
-accept add affect agree allow apply arrive ask assist attend become begin believe belong borrow break bring build
-buy call cancel carry cause change charge check choose claim close come compete complete consider contain continue
-cost count cover create cross cut deal decide deliver depend describe design destroy die discover do draw drink drive
-earn eat employ end enjoy enter establish exist expect expire explain extend fail fall feel fight fill find finish
-fit fly follow found get give go grow happen have hear help hit hold host include increase involve join keep kill
-know last lead learn leave lend let lie like limit live lose love make marry matter mean meet move need offer open
-operate own pay perform place plan play produce protect provide publish qualify reach read receive record reduce
-refund release remain remember remove renew replace report represent require return run save say see sell send serve
-set share ship show sign sing sit sleep speak spend stand start stay stop study succeed suffer support survive take
-talk teach tell tend think travel treat try turn understand use vary visit vote wait walk want wear win work write
-""".split())
-_YES = {"yes", "yeah", "yep", "yup", "sure", "correct", "right", "true", "indeed", "absolutely", "certainly",
-        "definitely", "affirmative", "exactly", "yes,", "aye", "ok", "okay", "of course"}
-_NO = {"no", "nope", "nah", "incorrect", "false", "wrong", "negative", "never", "not really", "not at all", "not yet",
-       "certainly not", "absolutely not", "definitely not", "of course not", "no way"}
-_WH = {"what", "which", "who", "whom", "whose", "when", "where", "how", "why"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,32 +55,11 @@ class AnswerClaim:
     kind: str
 
 
-def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.replace("’", "'"))
-
-
-def _join(tokens: list[str]) -> str:
-    out = ""
-    for tok in tokens:
-        if out and not re.fullmatch(r"[,.;:!?)\]]|'s|n't", tok) and not out.endswith(("(", "[", "$")):
-            out += " "
-        out += tok
-    return out
-
-
-def _sentence(tokens: list[str]) -> str:
-    text = _join(tokens).strip(" ,;:")
-    if not text:
-        return ""
-    text = text[0].upper() + text[1:]
-    return text if text.endswith((".", "!")) else text + "."
-
-
 def polarity(answer: str) -> tuple[bool | None, str]:
     """(True for yes / False for no / None, the rest of the answer after the yes/no word)."""
     text = answer.strip().replace("’", "'")
     low = text.lower()
-    for words_, value in ((_NO, False), (_YES, True)):  # "no" first: "not really" must not read as yes
+    for words_, value in ((NO, False), (YES, True)):  # "no" first: "not really" must not read as yes
         for phrase in sorted(words_, key=len, reverse=True):
             if low == phrase or (low.startswith(phrase) and not low[len(phrase)].isalnum()):
                 rest = text[len(phrase):].lstrip(" ,.!;:-—–")
@@ -132,10 +86,10 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
     if n == 0:
         return 0
     first = tokens[0].lower()
-    if first in _PRONOUNS or first in _PERSON:
+    if first in PRONOUNS or first in PERSON:
         return 1
     i = 0
-    if first in _DETERMINERS:
+    if first in DETERMINERS:
         i = 1
     elif re.fullmatch(r"\d[\d,.]*", first):
         i = 1
@@ -155,15 +109,15 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
     j = i
     while j < n:
         low = tokens[j].lower()
-        if j > start and (low in _PREPOSITIONS or low in _DETERMINERS or low in _BOUNDARY_WORDS or low in _AUX
-                          or low in _NEG_AUX or not re.match(r"[A-Za-z]", low)):
+        if j > start and (low in PREPOSITIONS or low in DETERMINERS or low in BOUNDARY_WORDS or low in AUX
+                          or low in NEG_AUX or not re.match(r"[A-Za-z]", low)):
             break
-        if j > start and aux_kind != "be" and low in _VERBS:
+        if j > start and aux_kind != "be" and low in VERBS:
             break
-        if j > start and aux_kind == "be" and re.search(r"[a-z]{2,}(ed|en|ing)$", low) and low not in _VERBS:
+        if j > start and aux_kind == "be" and re.search(r"[a-z]{2,}(ed|en|ing)$", low) and low not in VERBS:
             break
         j += 1
-    if j == n or (j < n and tokens[j].lower() in _PREPOSITIONS and aux_kind == "be" and j - start > 1):
+    if j == n or (j < n and tokens[j].lower() in PREPOSITIONS and aux_kind == "be" and j - start > 1):
         # no boundary found before the end, or "be" + "the store open on Sundays": the last word before the end or
         # the preposition is the predicate ("open"), the words before it the subject
         if aux_kind == "be" and j - start >= 2:
@@ -177,7 +131,7 @@ def _person(tokens: list[str]) -> list[str]:
     out = []
     for k, tok in enumerate(tokens):
         low = tok.lower()
-        rep = _PERSON.get(low)
+        rep = PERSON.get(low)
         if rep is None:
             out.append(tok)
         else:
@@ -200,21 +154,21 @@ def _split_question(question: str) -> tuple[str, bool, list[str], list[str]] | N
     """(auxiliary, negated question, subject tokens, rest tokens) of a yes/no question, or None."""
     q = question.strip().replace("’", "'")
     q = re.sub(r"^(so|and|but|also|then|ok|okay|well|hey|hi|please|tell me|quick question)[,:]?\s+", "", q, flags=re.I)
-    toks = _tokens(q.rstrip("?!. "))
+    toks = tokenize(q.rstrip("?!. "))
     if len(toks) < 2:
         return None
     first = toks[0].lower()
     negq = False
-    if first in _NEG_AUX:
-        aux, negq = _NEG_AUX[first], True
-    elif first in _AUX:
+    if first in NEG_AUX:
+        aux, negq = NEG_AUX[first], True
+    elif first in AUX:
         aux = first
     else:
         return None
     body = toks[1:]
     if body and body[0].lower() == "not":  # "Is not the store open?" (rare, formal)
         negq, body = True, body[1:]
-    aux_kind = "be" if aux in _BE else "do" if aux in _DO else "have" if aux in _HAVE else "modal"
+    aux_kind = "be" if aux in BE else "do" if aux in DO else "have" if aux in HAVE else "modal"
     end = _subject_end(body, aux_kind)
     subject, rest = body[:end], body[end:]
     if rest and rest[0].lower() == "not":  # "Does it not include ...?"
@@ -251,7 +205,7 @@ def yes_no_statement(question: str, yes: bool) -> str | None:
     """
     # a negative question is answered by the polarity of the statement: "Isn't it free?" "Yes" = it is free
     clause = _clause(question, positive=yes)
-    return _sentence(clause[0] + clause[1] + clause[2]) if clause else None
+    return as_sentence(clause[0] + clause[1] + clause[2]) if clause else None
 
 
 def wh_statement(question: str, answer: str) -> str | None:
@@ -265,37 +219,37 @@ def wh_statement(question: str, answer: str) -> str | None:
     'The Eiffel Tower was completed in 1889.'
     """
     q = question.strip().replace("’", "'")
-    toks = _tokens(q.rstrip("?!. "))
-    ans = _tokens(answer.strip().rstrip(".!"))
+    toks = tokenize(q.rstrip("?!. "))
+    ans = tokenize(answer.strip().rstrip(".!"))
     if len(toks) < 2 or not ans:
         return None
     wh = toks[0].lower()
-    if wh not in _WH or wh == "why":
+    if wh not in WH or wh == "why":
         return None
     rest = toks[1:]
     nxt = rest[0].lower() if rest else ""
-    if wh in ("what", "which", "who", "whom", "whose") and nxt in _BE:
+    if wh in ("what", "which", "who", "whom", "whose") and nxt in BE:
         # "What is X?" / "Who was the first X?" -> "X is A."
         subject = _person(rest[1:])
         if not subject:
             return None
-        return _sentence(subject + [nxt] + ans)
-    if wh in ("what", "which", "who", "whose") and nxt not in _AUX and nxt not in _NEG_AUX:
+        return as_sentence(subject + [nxt] + ans)
+    if wh in ("what", "which", "who", "whose") and nxt not in AUX and nxt not in NEG_AUX:
         return _wh_subject(wh, rest, ans)
-    if wh in ("when", "where") and (nxt in _AUX or nxt in _NEG_AUX):
+    if wh in ("when", "where") and (nxt in AUX or nxt in NEG_AUX):
         return _wh_time_place(wh, rest, ans)
     if wh == "how" and len(rest) >= 2 and rest[0].lower() in ("many", "much", "long", "old", "far", "often", "big"):
         # "How long is the warranty?" -> "The warranty is two years."; "How many X does Y have?" -> keep Q:A
-        if rest[1].lower() in _BE and len(rest) > 2:
-            return _sentence(_person(rest[2:]) + [rest[1].lower()] + ans)
+        if rest[1].lower() in BE and len(rest) > 2:
+            return as_sentence(_person(rest[2:]) + [rest[1].lower()] + ans)
         return None
-    if wh in ("what", "who", "whom") and nxt in (_DO | _MODAL | _HAVE):
+    if wh in ("what", "who", "whom") and nxt in (DO | MODAL | HAVE):
         # "What did Einstein win in 1921?" -> "Einstein did win A in 1921."
         clause = _clause(" ".join(rest))
         if clause is None or not clause[2]:
             return None
         subject, verb, pred = clause
-        return _sentence(subject + verb + pred[:1] + ans + pred[1:])
+        return as_sentence(subject + verb + pred[:1] + ans + pred[1:])
     return None
 
 
@@ -304,20 +258,20 @@ def _wh_subject(wh: str, rest: list[str], ans: list[str]) -> str | None:
     "A hosted X."; "Which city are Acme's headquarters in?" -> "Acme's headquarters are in A."."""
     k = 0
     if wh in ("which", "what", "whose"):
-        while k < len(rest) and rest[k].lower() not in _AUX and not _looks_verb(rest[k]):
+        while k < len(rest) and rest[k].lower() not in AUX and not looks_verb(rest[k]):
             k += 1
         if k >= len(rest):
             return None
-        if k >= 1 and rest[k].lower() in _AUX and k + 1 < len(rest):
+        if k >= 1 and rest[k].lower() in AUX and k + 1 < len(rest):
             # "Which city are Acme's headquarters in?" -> "Acme's headquarters are in Denver."
             clause = _clause(" ".join(rest[k:]))
             if clause is not None:
                 subject, verb, pred = clause
                 tail = ans
-                if re.fullmatch(r"\d{3,4}s?", ans[0]) and (not pred or pred[-1].lower() not in _PREPOSITIONS):
+                if re.fullmatch(r"\d{3,4}s?", ans[0]) and (not pred or pred[-1].lower() not in PREPOSITIONS):
                     tail = ["in"] + ans  # "What year was the tower built?" + "1889"
-                return _sentence(subject + verb + pred + tail)
-    return _sentence(ans + _person(rest[k:]))
+                return as_sentence(subject + verb + pred + tail)
+    return as_sentence(ans + _person(rest[k:]))
 
 
 def _wh_time_place(wh: str, rest: list[str], ans: list[str]) -> str | None:
@@ -327,25 +281,14 @@ def _wh_time_place(wh: str, rest: list[str], ans: list[str]) -> str | None:
         return None
     subject, verb, pred = clause
     place = ans
-    if ans[0].lower() not in _PREPOSITIONS:
+    if ans[0].lower() not in PREPOSITIONS:
         if wh == "where":
             place = ["in"] + ans
-        elif re.fullmatch(r"\d{3,4}s?", ans[0]) or ans[0].lower() in _MONTHS:
+        elif re.fullmatch(r"\d{3,4}s?", ans[0]) or ans[0].lower() in MONTHS:
             place = ["in"] + ans
-        elif re.fullmatch(r"\d{1,2}", ans[0]) and len(ans) > 1 and ans[1].lower() in _MONTHS:
+        elif re.fullmatch(r"\d{1,2}", ans[0]) and len(ans) > 1 and ans[1].lower() in MONTHS:
             place = ["on"] + ans
-    return _sentence(subject + verb + pred + place)
-
-
-_MONTHS = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"}
-
-
-def _looks_verb(token: str) -> bool:
-    low = token.lower()
-    return low in _VERBS or low in _BE or bool(re.fullmatch(r"[a-z]{3,}(ed|es)", low)) or (
-        low.endswith("s") and low[:-1] in _VERBS) or low in {"won", "wrote", "made", "built", "found", "led", "gave",
-                                                            "took", "became", "began", "ran", "held", "sold", "had"}
+    return as_sentence(subject + verb + pred + place)
 
 
 #: an echo after "yes"/"no" that restates nothing: "they can", "it isn't", "he did not", "that's right"
@@ -375,8 +318,8 @@ def answer_claim(question: str, answer: str) -> AnswerClaim | None:
         if not _ECHO.match(rest_clean):
             # "No, gift cards cannot be returned.": the rest is a statement of its own, read as written;
             # "Yes, within 30 days": a qualifier, read after the question's statement
-            if len(_tokens(rest_clean)) >= 4 and any(t.lower() in _AUX | set(_NEG_AUX) | _VERBS or _looks_verb(t)
-                                                     for t in _tokens(rest_clean)):
+            if len(tokenize(rest_clean)) >= 4 and any(t.lower() in AUX | set(NEG_AUX) | VERBS or looks_verb(t)
+                                                      for t in tokenize(rest_clean)):
                 return None
             base = yes_no_statement(question, value)
             if base is None:
@@ -387,8 +330,8 @@ def answer_claim(question: str, answer: str) -> AnswerClaim | None:
             value = False
         base = yes_no_statement(question, value)
         return AnswerClaim(base, "yes/no") if base else None
-    toks = _tokens(answer.strip())
-    if len(toks) <= 8 and not any(_looks_verb(t) or t.lower() in _AUX for t in toks[1:]):
+    toks = tokenize(answer.strip())
+    if len(toks) <= 8 and not any(looks_verb(t) or t.lower() in AUX for t in toks[1:]):
         statement = wh_statement(question, answer)
         if statement:
             return AnswerClaim(statement, "wh-span")
@@ -399,22 +342,22 @@ def answer_claim(question: str, answer: str) -> AnswerClaim | None:
 
 _CONJ_SPLIT = re.compile(r"\s*;\s+|,\s+(?:and|but|while|whereas|although|though)\s+|\s+(?:and|but)\s+(?=(?:he|she|it|they|"
                          r"we)\s)", re.I)
-_FINITE = _AUX | set(_NEG_AUX) | {"won", "wrote", "made", "built", "found", "led", "gave", "took", "became", "began",
-                                  "ran", "held", "sold", "left", "went", "came", "got", "said", "told", "moved", "died",
-                                  "married", "joined", "lived", "served", "played", "worked", "returned", "released", "fell",
-                                  "rose", "grew", "saw", "lost", "kept", "met", "paid", "spent", "sent", "felt",
-                                  "thought", "brought", "bought", "caught", "taught", "fought", "stood"}
+_FINITE = AUX | set(NEG_AUX) | {"won", "wrote", "made", "built", "found", "led", "gave", "took", "became", "began",
+                                "ran", "held", "sold", "left", "went", "came", "got", "said", "told", "moved", "died",
+                                "married", "joined", "lived", "served", "played", "worked", "returned", "released", "fell",
+                                "rose", "grew", "saw", "lost", "kept", "met", "paid", "spent", "sent", "felt",
+                                "thought", "brought", "bought", "caught", "taught", "fought", "stood"}
 _PRONOUN_SUBJECTS = {"he", "she", "it", "they", "we", "i", "you"}
 
 
 def _has_verb(tokens: list[str]) -> bool:
-    return any(t.lower() in _AUX or t.lower() in _NEG_AUX or _looks_verb(t) for t in tokens)
+    return any(t.lower() in AUX or t.lower() in NEG_AUX or looks_verb(t) for t in tokens)
 
 
 def _subject_of(tokens: list[str]) -> list[str]:
     """The tokens before a clause's first verb (its subject, roughly), or [] when there is none."""
     for k, tok in enumerate(tokens):
-        if k > 0 and (tok.lower() in _AUX or tok.lower() in _NEG_AUX or _looks_verb(tok)):
+        if k > 0 and (tok.lower() in AUX or tok.lower() in NEG_AUX or looks_verb(tok)):
             return tokens[:k]
     return []
 
@@ -439,18 +382,18 @@ def split_claims(sentence: str, *, min_words: int = 14, min_part_words: int = 4)
     parts: list[str] = []
     subject: list[str] = []
     for k, piece in enumerate(pieces):
-        toks = _tokens(piece)
+        toks = tokenize(piece)
         if len(toks) < min_part_words or not _has_verb(toks):
             return [text]
         if k == 0:
             subject = _subject_of(toks)
         else:
             first = toks[0].lower()
-            if (first in _AUX or first in _NEG_AUX or _looks_verb(toks[0])) and subject:
+            if (first in AUX or first in NEG_AUX or looks_verb(toks[0])) and subject:
                 toks = subject + toks  # "..., and moved to Paris" -> "<subject> moved to Paris"
             elif not (first in _PRONOUN_SUBJECTS or (
-                    (toks[0][:1].isupper() or first in _DETERMINERS) and any(t.lower() in _FINITE for t in toks[1:9]))):
+                    (toks[0][:1].isupper() or first in DETERMINERS) and any(t.lower() in _FINITE for t in toks[1:9]))):
                 # not a clause with its own subject and a finite verb ("their son was born ..."): keep it whole
                 return [text]
-        parts.append(_sentence(toks))
+        parts.append(as_sentence(toks))
     return parts

@@ -138,6 +138,17 @@ def _serve_parser(sub: Sub[argparse.ArgumentParser]) -> None:
     srv.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the upstream")
     srv.add_argument("--workers", type=int, default=1,
                      help="worker processes (metrics are aggregated with PROMETHEUS_MULTIPROC_DIR)")
+    srv.add_argument("--max-response-chars", type=int, default=100_000,
+                     help="longest answer checked, in characters (a longer one is unchecked and follows --on-error)")
+    srv.add_argument("--max-contexts", type=int, default=256, help="retrieved chunks per request (more: 400)")
+    srv.add_argument("--max-context-chars", type=int, default=100_000,
+                     help="characters of a request's chunks together (more: 400)")
+    srv.add_argument("--max-body-bytes", type=int, default=10 * 1024 * 1024, help="request body size (more: 413)")
+    srv.add_argument("--log-level", choices=["debug", "info", "warning", "error"], default="info",
+                     help="info logs one line per guarded request (route, status, action, scores, check and "
+                          "upstream time)")
+    srv.add_argument("--log-format", choices=["json", "text"], default="json",
+                     help="json: one JSON object per line; text: key=value pairs")
     srv.set_defaults(func=cmd_serve)
 
 

@@ -103,6 +103,11 @@ class EmbeddingScorer:
         return self._load()[2]
 
     @property
+    def loaded(self) -> bool:
+        """The model is in memory (it loads on first use)."""
+        return self._loaded is not None
+
+    @property
     def tokenizer(self) -> Tokenizer:
         return self._load()[0]
 

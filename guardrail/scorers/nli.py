@@ -169,6 +169,11 @@ class NLIScorer:
         return self._load()[0]
 
     @property
+    def loaded(self) -> bool:
+        """The model is in memory (it loads on first use)."""
+        return self._loaded is not None
+
+    @property
     def tokenizer(self) -> Tokenizer:
         return self._load()[1]
 
