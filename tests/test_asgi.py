@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import time
@@ -99,6 +100,7 @@ async def ws(websocket: WebSocket) -> None:
 started: list[bool] = []
 
 
+@contextlib.asynccontextmanager
 async def lifespan(app):  # type: ignore[no-untyped-def]
     started.append(True)
     yield

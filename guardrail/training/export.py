@@ -8,6 +8,7 @@ with the default onnx backend, no torch needed.
 from __future__ import annotations
 
 import shutil
+import warnings
 from pathlib import Path
 from typing import Literal
 
@@ -51,7 +52,13 @@ def export_onnx(model_dir: Path, out_dir: Path, task: Task = "sequence-classific
     path = out_dir / "model.onnx"
     axes = {n: {0: "batch", 1: "sequence"} for n in names}
     axes[output] = {0: "batch"} if task == "sequence-classification" else {0: "batch", 1: "sequence"}
-    with torch.no_grad():
+    # the TorchScript exporter on purpose: eager attention traces to plain ops that keep the padding mask for any
+    # batch shape, and it needs no onnxscript; its deprecation and tracing notices are expected, not news
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*legacy TorchScript-based ONNX export.*", category=DeprecationWarning)
+        warnings.filterwarnings("ignore", message=".*feature will be removed.*", category=DeprecationWarning)
+        warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+        warnings.filterwarnings("ignore", message=".*aten::index.*", category=UserWarning)
         torch.onnx.export(
             _Wrapper(model),
             tuple(sample[n] for n in names),

@@ -281,7 +281,7 @@ class Trainer:
                 step = progress["step"]
                 progress["elapsed_s"] = round(time.perf_counter() - started, 1)
                 bar.update(1)
-                bar.set_postfix(loss=f"{float(loss):.3f}", pairs_per_s=f"{progress['pairs'] / max(progress['elapsed_s'], 1e-9):.1f}")
+                bar.set_postfix(loss=f"{float(loss.detach()):.3f}", pairs_per_s=f"{progress['pairs'] / max(progress['elapsed_s'], 1e-9):.1f}")
                 if step % cfg.eval_every == 0 or step == total_steps:
                     metrics = {"step": step, "pairs": progress["pairs"], "elapsed_s": progress["elapsed_s"], **self.evaluate(mix.held_out)}
                     history.append(metrics)
