@@ -43,6 +43,7 @@ checked and go out decoded (without ``Content-Encoding``).
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from contextvars import ContextVar
@@ -171,6 +172,8 @@ class GuardrailMiddleware:
         self.response_extractor = response_extractor
         self.block_status = block_status
         self.json_field = json_field
+        #: signs the error events the app behind writes itself (the gateway's relay): their messages are delivered
+        self.origin = secrets.token_hex(16)
         # flag-mode stream checks that run after the last byte went out (tracked, never orphaned)
         self._background: set[asyncio.Task[Any]] = set()
 
@@ -262,6 +265,7 @@ class _Exchange:
         self._client_send = send
         self.send: Send = self._send_out
         self.status: int | None = None  # what the client got
+        self.origin = mw.origin
         self.verdict: Verdict | None = None  # the answer's verdict, once made
         self.recording = _Recording()
         self.body = b""

@@ -18,6 +18,7 @@ stream: with ``fail_closed`` the unreadable answer is flagged (``action: flag``)
 from __future__ import annotations
 
 import asyncio
+import logging
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
@@ -34,6 +35,8 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+
+logger = logging.getLogger("guardrail")
 
 
 # --------------------------------------------------------------------------- shared helpers
@@ -70,6 +73,8 @@ class Exchange(Protocol):
     closed: bool
     send: Send
     verdict: Verdict | None
+    #: the secret with which the gateway signs the error events it writes itself
+    origin: str
 
     def question_contexts(self) -> tuple[str, list[str]]: ...
 
@@ -151,6 +156,17 @@ class SSEEvents:
         return wire.SSEEvent(wire.event_bytes(payload), payload)
 
 
+def _withheld(ev: wire.SSEEvent, origin: str | None) -> wire.SSEEvent:
+    """The event with its error messages withheld (logged here for the operator; see wire.withhold_error_messages)."""
+    payload, messages = wire.withhold_error_messages(ev.payload, origin)
+    if not messages:
+        return ev
+    for message in filter(None, messages):
+        logger.warning("guardrail: an upstream error event in a guarded stream; its message, withheld from the "
+                       "client: %r", message[:2000])
+    return wire.SSEEvent(wire.event_bytes(payload), payload)
+
+
 # --------------------------------------------------------------------------- the strategy
 class StreamResponder(Responder[Exchange]):
     """An SSE answer, through the release gate. ``buffered``: an event stream found in a complete body (sent with
@@ -213,6 +229,7 @@ class StreamResponder(Responder[Exchange]):
             events = []
         due = False
         for ev in events:
+            ev = _withheld(ev, self.ex.origin)
             due = gate.offer(ev) or due
             if gate.stopped:
                 break

@@ -273,7 +273,7 @@ class Gateway:
         if request.url.query:
             url += "?" + request.url.query
         return await forward(client, self.base, method, url, headers, body, telemetry=self.telemetry,
-                             max_bytes=self.limits.max_upstream_bytes)
+                             max_bytes=self.limits.max_upstream_bytes, origin=self.app.origin)
 
 
 class _TooLarge(Exception):

@@ -5,6 +5,7 @@ size cap (a body read whole, a stream relayed as it comes), and its failures tur
 from __future__ import annotations
 
 import json
+from typing import Any
 from collections.abc import AsyncIterator
 
 import httpx
@@ -38,7 +39,7 @@ def upstream_headers(request: Request, base: dict[str, str], api_key: str | None
 
 
 async def forward(client: httpx.AsyncClient, base: str, method: str, url: str, headers: dict[str, str],
-                  body: bytes | None, *, telemetry: Telemetry, max_bytes: int) -> Response:
+                  body: bytes | None, *, telemetry: Telemetry, max_bytes: int, origin: str | None = None) -> Response:
     """Send one request to the upstream at ``base``; its answer as a response (a stream relayed as it comes), or the
     error that says why there is none (502 unreachable or unreadable, 504 timeout)."""
     try:
@@ -60,7 +61,8 @@ async def forward(client: httpx.AsyncClient, base: str, method: str, url: str, h
         return error_response(502, f"the upstream answer cannot be read: {exc}", "upstream_error")
     if response.status_code >= 400 or "text/event-stream" not in ctype:
         return await _whole(response, decoder, passed, telemetry)
-    return StreamingResponse(relay(response, decoder, telemetry), status_code=response.status_code, headers=passed)
+    return StreamingResponse(relay(response, decoder, telemetry, origin), status_code=response.status_code,
+                             headers=passed)
 
 
 async def _whole(response: httpx.Response, decoder: wire.Decoder, passed: dict[str, str],
@@ -85,8 +87,11 @@ async def _whole(response: httpx.Response, decoder: wire.Decoder, passed: dict[s
     return Response(b"".join(parts), status_code=response.status_code, headers=passed)
 
 
-async def relay(response: httpx.Response, decoder: wire.Decoder, telemetry: Telemetry) -> AsyncIterator[bytes]:
-    """The upstream's event stream, decoded; a stream that breaks off (or cannot be read) ends with an error event."""
+async def relay(response: httpx.Response, decoder: wire.Decoder, telemetry: Telemetry,
+                origin: str | None = None) -> AsyncIterator[bytes]:
+    """The upstream's event stream, decoded; a stream that breaks off (or cannot be read) ends with an error event
+    (signed with ``origin``, the middleware's secret, so that its message reaches the client: an upstream's own error
+    messages inside a guarded stream are withheld)."""
     try:
         async for raw in response.aiter_raw():
             chunk = decoder.decode(raw)
@@ -98,7 +103,9 @@ async def relay(response: httpx.Response, decoder: wire.Decoder, telemetry: Tele
     except (httpx.HTTPError, UnreadableError) as exc:
         telemetry.upstream_error("timeout" if isinstance(exc, httpx.TimeoutException) else "stream")
         what = str(exc) if isinstance(exc, UnreadableError) else f"broke off ({type(exc).__name__})"
-        event = {"error": {"message": f"the upstream stream {what}", "type": "upstream_error"}}
+        event: dict[str, Any] = {"error": {"message": f"the upstream stream {what}", "type": "upstream_error"}}
+        if origin is not None:
+            event["error"][wire.ORIGIN_KEY] = origin
         yield f"\n\ndata: {json.dumps(event)}\n\n".encode()
     finally:
         await response.aclose()  # also on client disconnect: the upstream request is closed, not leaked

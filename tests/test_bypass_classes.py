@@ -156,3 +156,44 @@ def test_more_choices_than_any_request_may_ask_for_are_unreadable(gw: tuple[str,
     assert_blocked(post(url, script(sse(*stray), ctype="text/event-stream"), stream=True))
     twin = script(dumps(chat(*[GOOD2] * 8)))
     assert_delivered(post(url, twin, n=8), twin)
+
+
+# --------------------------------------------------------------------------- text in error events and token lists
+def test_error_messages_inside_a_stream_are_withheld(gw: tuple[str, Telemetry]) -> None:
+    """An SDK raises with the message of an error event, and UIs show it: inside a guarded stream it is withheld
+    (logged for the operator); the error's type and code still reach the caller."""
+    url, _ = gw
+    events = words_stream(GOOD2)
+    events.insert(3, {"error": {"message": BAD, "type": "server_error", "code": "boom"}})
+    r = post(url, script(sse(*events), ctype="text/event-stream"), stream=True)
+    assert r.status_code == 200 and "Mars" not in r.text and "90 days" not in r.text
+    assert '"type":"server_error"' in r.text and "withheld" in r.text
+    responses = [{"type": "response.output_text.delta", "delta": "Refunds "}, {"type": "error", "message": BAD,
+                                                                                "code": "boom"}]
+    r = post(url, script(sse(*responses, done=False), ctype="text/event-stream"), "/v1/responses", stream=True)
+    assert "Mars" not in r.text
+
+
+def _logprobs(text: str) -> dict[str, Any]:
+    return {"content": [{"token": w, "logprob": -0.1, "bytes": None, "top_logprobs": []}
+                        for w in text.replace(" ", " \x00").split("\x00")]}
+
+
+def test_logprobs_tokens_must_spell_the_answer(gw: tuple[str, Telemetry]) -> None:
+    url, _ = gw
+    body = chat(GOOD2)
+    body["choices"][0]["logprobs"] = _logprobs(BAD)  # one-word tokens that spell another answer
+    assert_blocked(post(url, script(dumps(body))))
+    ev = chunk({"content": GOOD2}, logprobs=_logprobs(BAD))
+    assert_blocked(post(url, script(sse(ev, chunk({}, finish="stop")), ctype="text/event-stream"), stream=True))
+    twin = chat(GOOD2)
+    twin["choices"][0]["logprobs"] = _logprobs(GOOD2)
+    sid = script(dumps(twin))
+    assert_delivered(post(url, sid), sid)
+    emoji = chat("Refunds are issued within 5 business days 😀")  # a character split across tokens
+    emoji["choices"][0]["logprobs"] = {"content": [{"token": t, "logprob": 0.0} for t in
+                                                   ["Refunds", " are", " issued", " within", " 5", " business",
+                                                    " days", " \ufffd", "\ufffd"]]}
+    sid = script(dumps(emoji))
+    r = post(url, sid)
+    assert r.status_code < 500 and "logprobs" not in r.text  # read, not refused as unreadable

@@ -57,7 +57,7 @@ def export_onnx(model_dir: Path, out_dir: Path, task: Task = "sequence-classific
     with torch.no_grad(), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*legacy TorchScript-based ONNX export.*", category=DeprecationWarning)
         warnings.filterwarnings("ignore", message=".*feature will be removed.*", category=DeprecationWarning)
-        warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+        warnings.filterwarnings("ignore", message=".*might cause the trace to be incorrect.*")
         warnings.filterwarnings("ignore", message=".*aten::index.*", category=UserWarning)
         torch.onnx.export(
             _Wrapper(model),

@@ -47,7 +47,7 @@ from .body import MAX_BODY_BYTES, Decoder, loads, sniff
 from .chat import Answer, iter_texts, replace_answers
 from .classify import Sniffer, is_event_stream, read_answers, request_strings
 from .fields import MAX_CHOICES
-from .deltas import Delta, DeltaReader, only_content, read_deltas, stop_events, with_text
+from .deltas import ORIGIN_KEY, WITHHELD, Delta, DeltaReader, only_content, read_deltas, stop_events, with_text, withhold_error_messages
 from .sse import DONE, SSEEvent, SSEParser, event_bytes
 
 __all__ = [
@@ -75,4 +75,7 @@ __all__ = [
     "sniff",
     "stop_events",
     "with_text",
+    "withhold_error_messages",
+    "WITHHELD",
+    "ORIGIN_KEY",
 ]

@@ -152,7 +152,16 @@ def answer_shape(choice: dict[str, Any], where: str) -> str | None:
 def choice_text(choice: dict[str, Any], where: str, echo: f.Echo = None) -> str:
     """The text of a chat completion's choice (``message``)."""
     f.check(choice, where, CHOICE_FIELDS, echo, read=("message",))
-    return _assistant_text(choice["message"], f"{where}.message", echo)
+    text = _assistant_text(choice["message"], f"{where}.message", echo)
+    check_token_spelling(choice, text, where)
+    return text
+
+
+def check_token_spelling(choice: dict[str, Any], text: str, where: str) -> None:
+    """A choice's logprobs tokens (``content`` and ``refusal``) spell a part of the text the guard read of it (a
+    chunk's: of its delta); anything else is unreadable."""
+    if choice.get("logprobs") is not None:
+        f.check_logprobs(choice["logprobs"], where, {"content": text, "refusal": text})
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,4 +13,7 @@ from .chat import CHOICE_FIELDS
 def choice_text(choice: dict[str, Any], where: str, echo: f.Echo = None) -> str:
     """The text of a completions choice (``text``); every other field text-free or unreadable."""
     f.check(choice, where, CHOICE_FIELDS, echo, read=("text",))
-    return f.text(choice.get("text"), f"{where}.text")
+    text = f.text(choice.get("text"), f"{where}.text")
+    if choice.get("logprobs") is not None:
+        f.check_logprobs(choice["logprobs"], where, {"tokens": text})  # the tokens spell the text
+    return text

@@ -19,7 +19,7 @@ from guardrail.errors import UnreadableError
 from . import completions, responses
 from . import fields as f
 from .arguments import ArgumentsReader
-from .chat import CHOICE_FIELDS, TOP_FIELDS, _message_pieces, answer_shape, choice_text
+from .chat import CHOICE_FIELDS, TOP_FIELDS, _message_pieces, answer_shape, check_token_spelling, choice_text
 from .fields import MAX_CHOICES
 from .sse import DONE, event_bytes
 
@@ -93,6 +93,7 @@ def read_deltas(payload: Any, echo: f.Echo = None) -> list[Delta]:
         if answer == "delta":
             f.check(choice, where, CHOICE_FIELDS, echo, read=("delta",))
             text, raw = _message_pieces(choice["delta"], f"{where}.delta", streamed=True, echo=echo)
+            check_token_spelling(choice, text, where)
         elif answer == "text":
             text = completions.choice_text(choice, where, echo)
         elif answer == "message":  # some servers send whole messages in chunks
@@ -238,3 +239,41 @@ def stop_events(template: Any, indices: list[int], text: str | None, info: dict[
         "guardrail": info,
     }
     return event_bytes(payload) + DONE
+
+
+#: what a client reads in place of an upstream's error message inside a guarded stream
+WITHHELD = ("the upstream reported an error; its message is withheld (text in a guarded stream is checked or not "
+            "delivered, and error text is not checked): it is in the gateway's log")
+
+
+#: the key by which the gateway signs the error events it writes itself (their messages are its own: delivered)
+ORIGIN_KEY = "x_guardrail_origin"
+
+
+def withhold_error_messages(payload: Any, origin: str | None = None) -> tuple[Any, list[str]]:
+    """A stream event with the message of every error it carries replaced by :data:`WITHHELD` (chat ``{"error":
+    {...}}``, Responses ``{"type": "error", "message"}`` and ``response.failed``'s ``response.error``): an SDK shows
+    that message to its user, and nothing checked it. The type and code of the error stay. Returns the event (the
+    same object when nothing changed) and the messages withheld (to be logged)."""
+    if not isinstance(payload, dict):
+        return payload, []
+    found: list[str] = []
+
+    def scrub(err: Any) -> Any:
+        if isinstance(err, dict) and origin is not None and err.get(ORIGIN_KEY) == origin:
+            found.append("")  # the gateway's own error: its message stays, its signature goes
+            return {k: v for k, v in err.items() if k != ORIGIN_KEY}
+        if isinstance(err, dict) and isinstance(err.get("message"), str) and err["message"] not in ("", WITHHELD):
+            found.append(err["message"])
+            return {**err, "message": WITHHELD}
+        return err
+
+    out = payload
+    if "error" in payload:
+        out = {**out, "error": scrub(payload["error"])}
+    if payload.get("type") == "error":
+        out = scrub(out)
+    response = payload.get("response")
+    if isinstance(response, dict) and "error" in response:
+        out = {**out, "response": {**response, "error": scrub(response["error"])}}
+    return (out, found) if found else (payload, [])

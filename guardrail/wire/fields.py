@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any
 
@@ -179,3 +180,50 @@ def strings(value: Any, limit: int = 1_000_000) -> frozenset[str]:
     except UnreadableError:
         pass
     return frozenset(out)
+
+
+_BYTE_TOKEN = re.compile(r"bytes:(?:\\x[0-9a-fA-F]{2})+")
+
+
+def _ascii(s: str) -> str:
+    return "".join(c for c in s if ord(c) < 128)
+
+
+def tokens_agree(tokens: list[str], text: str) -> bool:
+    """The logprobs tokens spell (a part of) ``text``: joined, with whitespace and the pieces of characters a tokenizer
+    splits across tokens (U+FFFD, ``bytes:\\x..``) set aside, their ASCII characters are a run of the text's, and
+    their other characters are among the text's. A token list that spells anything else is text a client can show
+    (token-highlighting views) that nobody checked."""
+    joined = "".join(tokens)
+    if joined == text or not joined.strip():
+        return True
+    spelled = "".join(_BYTE_TOKEN.sub("", joined).replace("\ufffd", "").split())
+    target = "".join(text.split())
+    if _ascii(spelled) not in _ascii(target):
+        return False
+    return not (Counter(c for c in spelled if ord(c) >= 128) - Counter(c for c in target if ord(c) >= 128))
+
+
+def logprob_tokens(logprobs: Any, key: str) -> list[str] | None:
+    """The tokens of ``logprobs[key]`` (chat: a list of {"token": ...}; completions' ``tokens``: strings), or None."""
+    if not isinstance(logprobs, dict):
+        return None
+    entries = logprobs.get(key)
+    if not isinstance(entries, list):
+        return None
+    out = []
+    for e in entries:
+        tok = e.get("token") if isinstance(e, dict) else e
+        if not isinstance(tok, str):
+            return None
+        out.append(tok)
+    return out
+
+
+def check_logprobs(logprobs: Any, where: str, texts: Mapping[str, str]) -> None:
+    """The logprobs tokens of each key (``content``, ``refusal``, completions' ``tokens``) spell that text;
+    UnreadableError otherwise."""
+    for key, text in texts.items():
+        tokens = logprob_tokens(logprobs, key)
+        if tokens is not None and not tokens_agree(tokens, text):
+            raise UnreadableError(f"{where}.logprobs.{key} spells a text other than the answer's")
