@@ -53,7 +53,7 @@ from typing import Any
 from guardrail import wire
 from guardrail.access_log import log_request
 from guardrail.asgi_json import Bodiless, Passthrough, ResponseExtractor, Sniff, json_messages, refusal
-from guardrail.asgi_stream import Message, Receive, Responder, Scope, Send, unchecked_headers
+from guardrail.asgi_stream import Message, Receive, Responder, Scope, Send, header, unchecked_headers, without
 from guardrail.errors import UnreadableError
 from guardrail.guard import Guard
 from guardrail.routes import PathError, encode_path, normalize_path, request_path, routed_path
@@ -163,6 +163,7 @@ class GuardrailMiddleware:
         response_extractor: ResponseExtractor | None = None,
         block_status: int = 400,
         json_field: str | None = None,
+        body_timeout_s: float = 30.0,
     ) -> None:
         self.app = app
         self.guard = guard
@@ -172,6 +173,8 @@ class GuardrailMiddleware:
         self.response_extractor = response_extractor
         self.block_status = block_status
         self.json_field = json_field
+        #: seconds a guarded request's body may take to arrive (then 408)
+        self.body_timeout_s = body_timeout_s
         #: signs the error events the app behind writes itself (the gateway's relay): their messages are delivered
         self.origin = secrets.token_hex(16)
         # flag-mode stream checks that run after the last byte went out (tracked, never orphaned)
@@ -210,7 +213,7 @@ class GuardrailMiddleware:
             await self.app(scope, receive, send)
             return
         method = scope.get("method")
-        if method == "OPTIONS" and _header(scope, b"access-control-request-method") is not None:
+        if method == "OPTIONS" and header(scope.get("headers", []), b"access-control-request-method") is not None:
             await self.app(scope, receive, _without_body(send))  # a CORS preflight: headers only, no answer
             return
         if method != "POST":  # a GET (stored completions, ...) would deliver text the guard never read
@@ -223,13 +226,6 @@ class GuardrailMiddleware:
         await _Exchange(self, scope, receive, send).run()
 
 
-def _header(scope: Scope, name: bytes) -> bytes | None:
-    for key, value in scope.get("headers", []):
-        if key.lower() == name:
-            return bytes(value)
-    return None
-
-
 def _without_body(send: Send) -> Send:
     """``send`` with every body dropped (a preflight answer is read for its headers only)."""
     async def sender(message: Message) -> None:
@@ -238,8 +234,7 @@ def _without_body(send: Send) -> Send:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
         if message["type"] == "http.response.start":
-            headers = [(k, v) for k, v in message.get("headers", []) if k.lower() not in (b"content-length",
-                                                                                           b"content-encoding")]
+            headers = without(message.get("headers", []), b"content-length", b"content-encoding")
             message = {**message, "headers": [*headers, (b"content-length", b"0")]}
         await send(message)
     return sender
@@ -277,23 +272,16 @@ class _Exchange:
         self._echo: frozenset[str] | None = None
 
     async def run(self) -> None:
-        parts = []
-        size = 0
-        while True:
-            message = await self.receive()
-            if message["type"] == "http.disconnect":
-                return
-            parts.append(message.get("body", b""))
-            size += len(parts[-1])
-            if size > MAX_REQUEST_BYTES:
-                start, body = json_messages(413, {"error": {
-                    "message": f"request body over {MAX_REQUEST_BYTES} bytes", "type": "invalid_request_error"}})
-                await self.send(start)
-                await self.send(body)
-                return
-            if not message.get("more_body", False):
-                break
-        self.body = b"".join(parts)
+        try:  # a body that trickles in would hold the connection (and its memory) for as long as the client likes
+            body = await asyncio.wait_for(self._read(), self.mw.body_timeout_s)
+        except asyncio.TimeoutError:
+            body = (408, f"the request body did not arrive within {self.mw.body_timeout_s:g} s")
+        if isinstance(body, tuple):
+            await _refuse(self.send, body[0], body[1], "request_too_large" if body[0] == 413 else "request_timeout")
+            return
+        if body is None:
+            return
+        self.body = body
         token = _current.set(self.recording)
         try:
             await self.mw.app(self.scope, self._replay, self._send)
@@ -307,6 +295,20 @@ class _Exchange:
         if message["type"] == "http.response.start":
             self.status = int(message["status"])
         await self._client_send(message)
+
+    async def _read(self) -> bytes | tuple[int, str] | None:
+        """The request body; (status, message) when it is refused; None when the client went away."""
+        parts, size = [], 0
+        while True:
+            message = await self.receive()
+            if message["type"] == "http.disconnect":
+                return None
+            parts.append(message.get("body", b""))
+            size += len(parts[-1])
+            if size > MAX_REQUEST_BYTES:
+                return 413, f"request body over {MAX_REQUEST_BYTES} bytes"
+            if not message.get("more_body", False):
+                return b"".join(parts)
 
     async def _replay(self) -> Message:
         if not self.body_replayed:

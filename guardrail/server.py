@@ -133,7 +133,7 @@ class Gateway:
             ],
             lifespan=self.lifespan,
         )
-        self.app = GuardrailMiddleware(inner, guard, routes=ROUTES)
+        self.app = GuardrailMiddleware(inner, guard, routes=ROUTES, body_timeout_s=self.limits.body_timeout_s)
 
     # ----------------------------------------------------------------- lifecycle
     @asynccontextmanager

@@ -41,11 +41,15 @@ class RequestLimits:
     max_context_chars: int | None = 100_000
     #: an upstream answer, decoded (a JSON body, or a whole stream) (502 / an error event)
     max_upstream_bytes: int = wire.MAX_BODY_BYTES
+    #: seconds a request body may take to arrive (408): a body that trickles in holds a connection
+    body_timeout_s: float = 30.0
 
     def __post_init__(self) -> None:
         for name in ("max_body_bytes", "max_depth", "max_choices", "max_contexts", "max_upstream_bytes"):
             if getattr(self, name) < 1:
                 raise ConfigurationError(f"RequestLimits.{name} must be at least 1, got {getattr(self, name)}")
+        if not self.body_timeout_s > 0:
+            raise ConfigurationError(f"RequestLimits.body_timeout_s must be above 0, got {self.body_timeout_s}")
         if self.max_choices > wire.MAX_CHOICES:
             raise ConfigurationError(f"RequestLimits.max_choices is at most {wire.MAX_CHOICES} (the answers' readers "
                                      f"check that many choices per answer), got {self.max_choices}")

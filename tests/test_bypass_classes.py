@@ -197,3 +197,30 @@ def test_logprobs_tokens_must_spell_the_answer(gw: tuple[str, Telemetry]) -> Non
     sid = script(dumps(emoji))
     r = post(url, sid)
     assert r.status_code < 500 and "logprobs" not in r.text  # read, not refused as unreadable
+
+
+def test_a_request_body_that_trickles_in_is_refused_in_time(upstream: str, evaluator: Any) -> None:
+    """A client that sends its body a byte at a time would hold a connection as long as it likes: 408 at the limit."""
+    import socket
+    import time
+
+    import llm_server
+    from prometheus_client import CollectorRegistry
+
+    from guardrail.guard import Guard
+    from guardrail.policy import Policy
+    from guardrail.server import RequestLimits, create_gateway
+    from guardrail.telemetry import Telemetry as T
+
+    telemetry = T(CollectorRegistry(), route="gateway", model="upstream")
+    app = create_gateway(upstream, Guard(evaluator, Policy(action="block")), telemetry,
+                         limits=RequestLimits(body_timeout_s=1.0))
+    with llm_server.serve(app, lifespan="on") as url:
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
+                         b"content-length: 1000\r\n\r\n{\"model\"")
+            t0 = time.perf_counter()
+            answer = sock.recv(4096)
+            assert time.perf_counter() - t0 < 5
+        assert answer.startswith(b"HTTP/1.1 408") and b"did not arrive within 1 s" in answer
