@@ -45,6 +45,18 @@ class OverloadedError(GuardrailError):
     of queueing without limit. Gateways answer 503 with ``Retry-After``; the policy's ``on_error`` applies otherwise."""
 
 
+class RemoteScorerError(GuardrailError):
+    """A remote scorer (``--scorer-url``) could not score: down, slow, refusing or answering garbage. The message names
+    the URL, the model and what went wrong; ``reason`` is one of connect, timeout, status, protocol. The guard counts
+    it as ``reason="scorer"`` and applies the policy's ``on_error`` (block mode: the answer is blocked)."""
+
+    def __init__(self, message: str, *, url: str, model: str, reason: str) -> None:
+        super().__init__(message)
+        self.url = url
+        self.model = model
+        self.reason = reason
+
+
 class GuardrailBlocked(GuardrailError):
     """The answer failed the guard and the policy blocks it; ``verdict`` says why."""
 

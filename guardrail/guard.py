@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from guardrail.checks.evaluator import Evaluation, Evaluator
 from guardrail.decision import decide
-from guardrail.errors import GuardrailError, InputError, OverloadedError, UncheckableError, UnreadableError
+from guardrail.errors import (
+    GuardrailError,
+    InputError,
+    OverloadedError,
+    RemoteScorerError,
+    UncheckableError,
+    UnreadableError,
+)
 from guardrail.policy import Action, Policy
 from guardrail.verdict import Scores, Timings, Verdict
 
@@ -233,6 +240,8 @@ class Guard:
             return "timeout", f"check exceeded the latency budget of {self.policy.latency_budget_s}s"
         if isinstance(exc, OverloadedError):
             return "overload", str(exc)
+        if isinstance(exc, RemoteScorerError):
+            return "scorer", str(exc)
         if isinstance(exc, UnreadableError):
             return "unreadable", str(exc)
         if isinstance(exc, UncheckableError):

@@ -331,6 +331,10 @@ class ServeConfig:
     max_body_bytes: int = 10 * 1024 * 1024
     log_level: str = "info"
     log_format: str = "json"
+    #: a shared scorer pool (OIP v2, ``guardrail serve-scorer``): the forward passes run there, the tokenizers here
+    scorer_url: str | None = None
+    scorer_timeout: float = 10.0
+    scorer_retries: int = 2
 
 
 #: set by ``guardrail serve --workers N`` for the worker processes (see :func:`app_from_env`)
@@ -352,12 +356,21 @@ def build_app(cfg: ServeConfig) -> GuardrailMiddleware:
     policy = Policy.from_file(cfg.policy_file) if cfg.policy_file else Policy(action=cfg.action)  # type: ignore[arg-type]
     if cfg.on_error is not None:
         policy = dataclasses.replace(policy, on_error=cfg.on_error)  # type: ignore[arg-type]
-    # one pool of forward-pass workers for both models: passes side by side, one core each, oldest request first
-    pool = ForwardPool(cfg.threads) if cfg.backend == "onnx" else None
-    nli = None
-    if "faithfulness" in policy.checks:
-        nli = NLIScorer(cfg.nli_model or default_nli_model(), backend=cfg.backend, threads=cfg.threads, pool=pool)
-    embedder = EmbeddingScorer(threads=cfg.threads, pool=pool)
+    telemetry = Telemetry(CollectorRegistry(), route=cfg.route_name, model=cfg.model_label)
+    nli: NLIScorer | None = None
+    embedder: EmbeddingScorer
+    if cfg.scorer_url:  # the forward passes on a shared scorer pool; its requests timed and counted in telemetry
+        from guardrail.remote.client import scorers_from_url
+
+        remote_nli, embedder = scorers_from_url(cfg.scorer_url, nli_model=cfg.nli_model, timeout=cfg.scorer_timeout,
+                                                retries=cfg.scorer_retries, observer=telemetry)
+        nli = remote_nli if "faithfulness" in policy.checks else None
+    else:
+        # one pool of forward-pass workers for both models: passes side by side, one core each, oldest request first
+        pool = ForwardPool(cfg.threads) if cfg.backend == "onnx" else None
+        if "faithfulness" in policy.checks:
+            nli = NLIScorer(cfg.nli_model or default_nli_model(), backend=cfg.backend, threads=cfg.threads, pool=pool)
+        embedder = EmbeddingScorer(threads=cfg.threads, pool=pool)
     from guardrail.checks.faithfulness import FaithfulnessConfig
 
     faith_cfg = FaithfulnessConfig(max_response_chars=cfg.max_response_chars)
@@ -365,7 +378,6 @@ def build_app(cfg: ServeConfig) -> GuardrailMiddleware:
     limits = RequestLimits(max_body_bytes=cfg.max_body_bytes, max_contexts=cfg.max_contexts,
                            max_context_chars=cfg.max_context_chars)
     evaluator.evaluate("warm up", ["Warm-up context."], "Warm-up answer.")  # load models before the first request
-    telemetry = Telemetry(CollectorRegistry(), route=cfg.route_name, model=cfg.model_label)
     shadow = None
     if cfg.judge_model:
         from guardrail.judge.client import Judge

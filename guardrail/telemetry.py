@@ -14,9 +14,11 @@ Metric names (``guardrail_`` prefix, base units, counters end in ``_total``):
 | guardrail_check_errors_total | counter | route, model, reason | |
 | guardrail_checks_in_flight | gauge | route, model | |
 | guardrail_upstream_errors_total | counter | route, model, reason | (gateway: connect, timeout, status, stream) |
+| guardrail_scorer_request_duration_seconds | histogram | route, model, scorer | (remote scorer, ``--scorer-url``: each HTTP attempt) |
+| guardrail_scorer_errors_total | counter | route, model, scorer, reason | (remote scorer attempts that failed: connect, timeout, status, protocol) |
 
 Labels are bounded: ``route`` and ``model`` come from configuration, ``check``/``action``/
-``outcome``/``reason`` from fixed sets; never prompt text, ids or raw paths.
+``outcome``/``reason``/``scorer`` from fixed sets; never prompt text, ids or raw paths.
 
 Nothing is registered on prometheus_client's global registry unless ``registry=REGISTRY`` is passed.
 Multi-process servers (gunicorn, uvicorn --workers): set ``PROMETHEUS_MULTIPROC_DIR`` before the
@@ -39,8 +41,11 @@ GENERATION_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.
 #: the guard's own latency
 CHECK_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 1.0, 2.5)
 #: bounded error reasons
-ERROR_REASONS = ("exception", "timeout", "input", "uncheckable", "unreadable", "overload")
+ERROR_REASONS = ("exception", "timeout", "input", "uncheckable", "unreadable", "overload", "scorer")
 UPSTREAM_REASONS = ("connect", "timeout", "status", "stream")
+SCORER_REASONS = ("connect", "timeout", "status", "protocol")
+#: the models of a remote scorer (guardrail.remote.protocol)
+SCORERS = ("nli", "embedding")
 
 
 class Telemetry:
@@ -70,7 +75,7 @@ class Telemetry:
                                   labels, buckets=SCORE_BUCKETS, registry=r)
         self.verdicts = Counter("guardrail_verdicts", "Verdicts by applied action and outcome.",
                                 (*labels, "action", "outcome"), registry=r)
-        self.errors = Counter("guardrail_check_errors", "Answers not checked, by reason (exception, timeout, input, uncheckable, unreadable).",
+        self.errors = Counter("guardrail_check_errors", "Answers not checked, by reason (exception, timeout, input, uncheckable, unreadable, overload, scorer).",
                               (*labels, "reason"), registry=r)
         self.judge_scores = Histogram("guardrail_judge_score", "Shadow LLM-judge scores of sampled answers.",
                                       (*labels, "judge"), buckets=SCORE_BUCKETS, registry=r)
@@ -82,6 +87,11 @@ class Telemetry:
                                        (*labels, "reason"), registry=r)
         self.in_flight = Gauge("guardrail_checks_in_flight", "Checks running now.", labels, registry=r,
                                multiprocess_mode="livesum")
+        self.scorer_duration = Histogram("guardrail_scorer_request_duration_seconds",
+                                         "Remote scorer (--scorer-url) HTTP requests, each attempt, by scorer model.",
+                                         (*labels, "scorer"), buckets=CHECK_BUCKETS, registry=r)
+        self.scorer_errors = Counter("guardrail_scorer_errors", "Remote scorer attempts that failed (connect, timeout, "
+                                     "status, protocol), by scorer model.", (*labels, "scorer", "reason"), registry=r)
 
     def _labels(self, route: str | None, model: str | None) -> tuple[str, str]:
         return (route or self.route, model or self.model)
@@ -140,6 +150,15 @@ class Telemetry:
 
     def upstream_error(self, reason: str, route: str | None = None, model: str | None = None) -> None:
         self.upstream_errors.labels(*self._labels(route, model), reason if reason in UPSTREAM_REASONS else "stream").inc()
+
+    def scorer_request(self, scorer: str, seconds: float, error: str | None = None) -> None:
+        """One HTTP attempt to a remote scorer (the observer of guardrail.remote.OIPClient): its latency, and its
+        failure reason (connect, timeout, status, protocol) when it failed."""
+        name = scorer if scorer in SCORERS else "other"
+        lab = (self.route, self.model, name)
+        self.scorer_duration.labels(*lab).observe(seconds)
+        if error is not None:
+            self.scorer_errors.labels(*lab, error if error in SCORER_REASONS else "protocol").inc()
 
 
 def metrics_app(registry: CollectorRegistry | None = None, *, multiprocess: bool = False) -> Callable[..., Any]:

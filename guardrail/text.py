@@ -46,6 +46,7 @@ _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•‣◦]|\d{1,3}[.)]|[a-zA-Z][.)]|\(\
 _BOUNDARY = re.compile(r"([.!?…]+|\.{3})([\"'”’»)\]]*)(\s+)")
 # sentences glued by text extraction: "century.First" (a lower-case word, a period, a capitalised word)
 _GLUED = re.compile(r"(?<=[a-z]{3})\.(?=[A-Z][a-z])")
+_CAPITAL = re.compile(r"[A-ZÀ-ÖØ-Þ]")
 _TERMINAL = re.compile(r"[.!?…:;][\"'”’»)\]]*\s*$")
 
 
@@ -132,6 +133,8 @@ def _split_line(text: str, start: int, end: int) -> list[Span]:
         punct = m.group(1)
         if punct == "." and _is_abbreviation(text, seg_start, m.start()):
             continue
+        if punct == "." and text[after].islower() and not _CAPITAL.search(text, start, m.start()):
+            continue  # all-lowercase chat style ("yes it is. it is a comedy"): its full stops are soft
         if m.group(2) and text[after].islower() and _quoted(text, seg_start, m.start(), m.group(2)):
             continue  # '"Why?" she asked.': the quotation ends, the sentence goes on
         cuts.append(m.end(2))

@@ -12,6 +12,10 @@ from guardrail.scorers.embedding import DEFAULT_EMBEDDING_MODEL
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "ray: starts a real local Ray (run by default; deselect with -m 'not ray')")
+
+
 def build_tiny_nli(out: Path, id2label: dict[int, str], *, max_positions: int = 128, export: bool = True) -> Path:
     import torch
     from transformers import BertConfig, BertForSequenceClassification

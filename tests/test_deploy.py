@@ -6,6 +6,8 @@ GUARDRAIL_REQUIRE_PROMETHEUS=1, which turns a missing binary into a failure inst
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import os
 import re
@@ -25,6 +27,9 @@ from prometheus_client import CollectorRegistry
 from guardrail.checks.evaluator import Evaluator
 from guardrail.guard import Guard
 from guardrail.policy import Policy
+from guardrail.remote.client import RemoteNLIScorer
+from guardrail.remote.models import NLIModel
+from guardrail.remote.server import create_scorer_app
 from guardrail.scorers.nli import NLIScorer
 from guardrail.server import create_gateway
 from guardrail.telemetry import Telemetry
@@ -139,9 +144,82 @@ def test_deployment_files_are_consistent() -> None:
             assert (DEPLOY / volume.split(":")[0]).exists(), volume
     assert (DEPLOY / compose["services"]["guardrail"]["build"]["context"] / compose["services"]["guardrail"]["build"]["dockerfile"]).exists()
     kinds = {yaml.safe_load(p.read_text())["kind"] for p in (DEPLOY / "k8s").glob("*.yaml")}
-    assert kinds == {"Deployment", "Service", "ServiceMonitor", "HorizontalPodAutoscaler"}
+    assert kinds == {"Deployment", "Service", "ServiceMonitor", "HorizontalPodAutoscaler", "RayService"}
     hpa = yaml.safe_load((DEPLOY / "k8s" / "hpa.yaml").read_text())
     assert hpa["spec"]["metrics"][0]["pods"]["metric"]["name"] in exported_names()
+
+
+def gateway_args(manifest: str) -> list[str]:
+    """The command line a gateway Deployment runs: the image's ENTRYPOINT, then the manifest's args."""
+    line = re.search(r"^ENTRYPOINT (.+)$", (DEPLOY / "Dockerfile").read_text(), re.M)
+    assert line is not None
+    entrypoint = json.loads(line.group(1))
+    deployment = yaml.safe_load((DEPLOY / "k8s" / manifest).read_text())
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert entrypoint[0] == "guardrail" and "command" not in container
+    return [*entrypoint[1:], *container["args"]]
+
+
+def test_gateway_manifests_run_real_commands() -> None:
+    from guardrail.cli.main import build_parser
+
+    for manifest in ("deployment.yaml", "deployment-scorer-pool.yaml"):
+        args = build_parser().parse_args(gateway_args(manifest))  # every flag exists (else argparse exits)
+        assert args.command == "serve" and args.upstream
+    plain, pooled = (yaml.safe_load((DEPLOY / "k8s" / m).read_text())
+                     for m in ("deployment.yaml", "deployment-scorer-pool.yaml"))
+    # the same gateway (name, labels, probes, volumes: the Service, HPA and ServiceMonitor apply as they are)...
+    for doc in (plain, pooled):
+        doc["spec"]["template"]["spec"]["containers"][0].pop("resources")
+    args = [d["spec"]["template"]["spec"]["containers"][0].pop("args") for d in (plain, pooled)]
+    assert plain == pooled
+    # ...with its forward passes on the scorer pool
+    assert args[1][: len(args[0])] == args[0] and args[1][len(args[0]):][0] == "--scorer-url"
+
+
+def test_ray_service_is_a_scorer_pool_the_gateway_can_reach() -> None:
+    service = yaml.safe_load((DEPLOY / "k8s" / "ray-scorer.yaml").read_text())
+    assert service["apiVersion"] == "ray.io/v1" and service["kind"] == "RayService"
+    serve_config = yaml.safe_load(service["spec"]["serveConfigV2"])
+    port = serve_config["http_options"]["port"]
+    [app] = serve_config["applications"]
+    # KubeRay serves the application on the Service <name>-serve-svc: the URL the gateway variant calls
+    url = gateway_args("deployment-scorer-pool.yaml")
+    assert url[url.index("--scorer-url") + 1] == f"http://{service['metadata']['name']}-serve-svc:{port}"
+    assert app["route_prefix"] == "/"
+    for name in ("nli", "embedding"):
+        opts = app["args"][name]
+        assert 1 <= opts["min_replicas"] <= opts["max_replicas"] and opts["num_cpus"] > 0
+    cluster = service["spec"]["rayClusterConfig"]
+    assert cluster["rayVersion"] == "2.60.0"
+    ray_image = (DEPLOY / "Dockerfile.ray").read_text()
+    assert f"rayproject/ray:{cluster['rayVersion']}-" in ray_image and "[ray]" in ray_image
+    groups = [cluster["headGroupSpec"], *cluster["workerGroupSpecs"]]
+    for group in groups:
+        container = group["template"]["spec"]["containers"][0]
+        assert container["image"] == "guardrail-ray:latest"
+        assert container["resources"]["requests"] == container["resources"]["limits"]
+    for group in cluster["workerGroupSpecs"]:
+        assert group["minReplicas"] <= group["replicas"] <= group["maxReplicas"]
+    # the largest replica fits in a worker pod
+    cpus = max(float(g["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"])
+               for g in cluster["workerGroupSpecs"])
+    assert max(app["args"][m]["num_cpus"] for m in ("nli", "embedding")) <= cpus
+    module, _, attr = app["import_path"].partition(":")
+    assert importlib.util.find_spec(module) is not None, module
+
+
+def test_ray_service_serve_config_passes_ray_serves_own_schema() -> None:
+    schema = pytest.importorskip("ray.serve.schema", reason="needs Ray Serve (pip install 'rag-guardrail[ray]')")
+    service = yaml.safe_load((DEPLOY / "k8s" / "ray-scorer.yaml").read_text())
+    serve_config = yaml.safe_load(service["spec"]["serveConfigV2"])
+    config = schema.ServeDeploySchema.parse_obj(serve_config)
+    assert [a.name for a in config.applications] == ["guardrail-scorer"]
+    # the import path builds the application from the args (what Serve does on the cluster; no Ray needed to bind)
+    [app] = serve_config["applications"]
+    module, _, attr = app["import_path"].partition(":")
+    application = getattr(importlib.import_module(module), attr)(app["args"])
+    assert type(application).__name__ == "Application"
 
 
 # --------------------------------------------------------------------------- live Prometheus
@@ -152,6 +230,8 @@ def prometheus(tiny_nli: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
     evaluator = Evaluator(nli=NLIScorer(tiny_nli))
     with ExitStack() as stack:
         upstream = stack.enter_context(serve()) + "/v1"
+        # a shared scorer pool (the app of `guardrail serve-scorer`) for one route, so the scorer panel has data
+        scorer_pool = stack.enter_context(serve(create_scorer_app([NLIModel(NLIScorer(tiny_nli))])))
         gateways = {}
         for route, action, threshold in (("answers-pass", "block", 0.0), ("answers-flag", "flag", 1.0),
                                          ("answers-block", "block", 1.0)):
@@ -165,7 +245,10 @@ def prometheus(tiny_nli: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
                 def tap(q: str, c: object, a: str, t: Telemetry = telemetry) -> None:
                     t.judge_score("context_adherence", 0.9)
                     t.judge_drop()
-            guard = Guard(evaluator, policy, observer=telemetry, tap=tap)
+            route_evaluator = evaluator
+            if route == "answers-pass":  # its forward passes on the scorer pool, each request timed in telemetry
+                route_evaluator = Evaluator(nli=RemoteNLIScorer(scorer_pool, model=tiny_nli, observer=telemetry))
+            guard = Guard(route_evaluator, policy, observer=telemetry, tap=tap)
             gateways[route] = stack.enter_context(serve(create_gateway(upstream, guard, telemetry), lifespan="on"))
         # the deploy rules, evaluated every second instead of every 30 s
         rules = (DEPLOY / "prometheus" / "guardrail.rules.yml").read_text().replace("interval: 30s", "interval: 1s")

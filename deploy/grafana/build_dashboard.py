@@ -70,7 +70,7 @@ def build() -> dict[str, object]:
             target(f"sum by (reason) (rate(guardrail_check_errors_total{{{SEL}}}[$__rate_interval]))", "scoring: {{reason}}", "A"),
             target(f"sum by (reason) (rate(guardrail_upstream_errors_total{{{SEL}}}[$__rate_interval]))", "upstream: {{reason}}", "B"),
         ], "reqps", 12, 32, description="Answers not checked (unreadable, uncheckable, timeout, overload, input, "
-                                         "exception) and gateway upstream errors."),
+                                         "scorer, exception) and gateway upstream errors."),
         panel(12, "Shadow LLM-judge scores (mean, 15m)", "timeseries", [
             target(f"sum by (judge) (rate(guardrail_judge_score_sum{{{SEL}}}[15m])) / "
                    f"sum by (judge) (rate(guardrail_judge_score_count{{{SEL}}}[15m]))", "{{judge}}", "A"),
@@ -80,6 +80,11 @@ def build() -> dict[str, object]:
             target(f"sum by (judge) (rate(guardrail_judge_score_count{{{SEL}}}[$__rate_interval]))", "judged: {{judge}}", "A"),
             target(f"sum(rate(guardrail_judge_dropped_total{{{SEL}}}[$__rate_interval]))", "dropped (queue full)", "B"),
         ], "reqps", 12, 40),
+        panel(14, "Remote scorer requests (p50 / p95 / p99) by model", "timeseries",
+              quantiles("guardrail_scorer_request_duration_seconds", by="scorer"), "s", 0, 48, w=24,
+              description="Gateways with --scorer-url: each HTTP attempt to the shared scorer pool (OIP v2), by scorer "
+                          "model (nli, embedding). Failed attempts: guardrail_scorer_errors_total; answers that could "
+                          "not be scored show as 'scoring: scorer' under Errors per second."),
     ]
 
     def var(name: str, label: str) -> dict[str, object]:

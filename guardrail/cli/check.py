@@ -4,14 +4,20 @@ Each row is decided by :func:`guardrail.decision.decide` (through :mod:`guardrai
 checked (a script the model was not trained on, broken Unicode, over a limit) is reported with its line and id and
 counted as unchecked; the run goes on. Exit code: 0 every row passed, 1 a row failed or was unchecked, 2 bad input.
 ``--html FILE`` also writes the results as one self-contained HTML report (:mod:`guardrail.html_report`).
+``--ray [ADDRESS]`` checks the rows on a Ray Data actor pool (:mod:`guardrail.batch.ray_data`): only the loop that
+evaluates rows changes; reading, deciding and writing are the code below, so the output is the same row for row.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import re
 import sys
 import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +29,7 @@ from guardrail.decision import faithfulness_limit
 from guardrail.errors import InputError
 from guardrail.html_report import ReportThresholds, html_report
 
-__all__ = ["cmd_check"]
+__all__ = ["RowChecker", "cmd_check", "ray_address"]
 
 
 def _checks(args: argparse.Namespace) -> list[str]:
@@ -48,6 +54,12 @@ def _evaluator(args: argparse.Namespace, gate: Gate) -> Any:
                         pool=pool)
     embedder = EmbeddingScorer(args.embedding_model, backend="onnx" if args.embedding_model is None else args.backend,
                                threads=threads, pool=pool)
+    if getattr(args, "scorer_url", None):  # the forward passes on a shared scorer pool (guardrail serve-scorer)
+        from guardrail.remote import scorers_from_url
+
+        remote_nli, embedder = scorers_from_url(args.scorer_url, nli_model=nli_model(args.nli_model),
+                                                embedding_model=args.embedding_model)
+        nli = remote_nli if nli is not None else None
     # sentences are flagged unsupported at the threshold that decides (one figure in the evidence and the verdict)
     config = FaithfulnessConfig(mode=args.mode, max_context_chars=args.max_context_chars,
                                 threshold=gate.model_threshold)
@@ -66,6 +78,66 @@ def _check_row(evaluator: Any, gate: Gate, rec: Record) -> RowResult:
 def _model_threshold(evaluator: Any) -> float | None:
     check = evaluator.faithfulness_check
     return check.threshold if check is not None else None
+
+
+class RowChecker:
+    """What checks one row: the evaluator (the models, loaded once) and the gate. The single process builds one;
+    ``--ray`` builds one in each actor of its pool, from the same arguments (it is pickled there as
+    ``functools.partial(RowChecker, args, gate)``)."""
+
+    def __init__(self, args: argparse.Namespace, gate: Gate) -> None:
+        self.gate = gate
+        self.evaluator = _evaluator(args, gate)
+
+    def __call__(self, rec: Record) -> RowResult:
+        return _check_row(self.evaluator, self.gate, rec)
+
+    @property
+    def model_threshold(self) -> float | None:
+        return _model_threshold(self.evaluator)
+
+
+def ray_address(value: str) -> str:
+    """``--ray ADDRESS``: local, auto, HOST:PORT or ray://HOST:PORT. Anything else is refused, so that
+    ``check --ray data.jsonl`` (the file taken as the address) gets a clear message."""
+    if value in ("local", "auto") or re.fullmatch(r"(ray://)?[\w.\-]+:\d+|ray://[\w.\-]+", value):
+        return value
+    raise argparse.ArgumentTypeError(f"{value!r} is not a Ray address (local, auto, HOST:PORT or ray://HOST:PORT); "
+                                     "write the file first: guardrail check FILE --ray [ADDRESS]")
+
+
+class _Rows:
+    """The rows' results in input order, and the NLI model's threshold once a row reached it."""
+
+    def __init__(self, results: Iterator[RowResult], threshold: Callable[[], float | None]) -> None:
+        self.results = results
+        self._threshold = threshold
+
+    @property
+    def model_threshold(self) -> float | None:
+        return self._threshold()
+
+
+@contextmanager
+def _checked(args: argparse.Namespace, gate: Gate, records: Sequence[Record]) -> Iterator[_Rows]:
+    """The loop that evaluates rows: in this process, or with ``--ray`` on a Ray Data actor pool."""
+    if getattr(args, "ray", None) is None:
+        checker = RowChecker(args, gate)
+        yield _Rows(map(checker, records), lambda: checker.model_threshold)
+        return
+    from guardrail.batch.ray_data import check_records, ray_session
+
+    seen: list[float | None] = [None]
+
+    def results(rows: Iterator[tuple[RowResult, float | None]]) -> Iterator[RowResult]:
+        for result, threshold in rows:
+            seen[0] = threshold if threshold is not None else seen[0]
+            yield result
+
+    with ray_session(args.ray):
+        rows = check_records(records, functools.partial(RowChecker, args, gate),
+                             actors=getattr(args, "ray_actors", None), threads=env_threads() or 1)
+        yield _Rows(results(rows), lambda: seen[0])
 
 
 def _write(fmt: str, args: argparse.Namespace, results: list[RowResult], tally: Tally, lines: list[str]) -> None:
@@ -126,21 +198,21 @@ def cmd_check(args: argparse.Namespace) -> int:
     for note in notes:
         print(note, file=sys.stderr)
     records = read_path(args.file, max_context_chars=args.max_context_chars)
-    evaluator = _evaluator(args, gate)
     results: list[RowResult] = []
     tally = Tally()
-    started = time.perf_counter()
-    for rec in records:
-        result = _check_row(evaluator, gate, rec)
-        results.append(result)
-        tally.add(result)
-        if result.error is not None and fmt != "table":  # the table shows it in place
-            print(f"guardrail: {result.reasons[0]} (id {rec.id!r})", file=sys.stderr)
-        if fmt == "jsonl":
-            sys.stdout.write(json.dumps(row_json(result, args.details), ensure_ascii=False) + "\n")
-            sys.stdout.flush()
-    tally.seconds = time.perf_counter() - started
-    threshold = _model_threshold(evaluator) if "faithfulness" in gate.checks and tally.rows > tally.unchecked else None
+    with _checked(args, gate, records) as checked:
+        started = time.perf_counter()
+        for result in checked.results:
+            results.append(result)
+            tally.add(result)
+            if result.error is not None and fmt != "table":  # the table shows it in place
+                print(f"guardrail: {result.reasons[0]} (id {result.record.id!r})", file=sys.stderr)
+            if fmt == "jsonl":
+                sys.stdout.write(json.dumps(row_json(result, args.details), ensure_ascii=False) + "\n")
+                sys.stdout.flush()
+        tally.seconds = time.perf_counter() - started
+        reached = "faithfulness" in gate.checks and tally.rows > tally.unchecked
+        threshold = checked.model_threshold if reached else None
     lines = summary(results, tally, gate.in_force(threshold))
     _write(fmt, args, results, tally, lines)
     if html_path is not None:

@@ -7,10 +7,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from guardrail.cli.check import cmd_check
+from guardrail.cli.check import cmd_check, ray_address
 from guardrail.cli.eval import cmd_eval
 from guardrail.cli.model import cmd_calibrate, cmd_export, cmd_train
 from guardrail.cli.serve import cmd_serve
+from guardrail.cli.serve_scorer import serve_scorer_parser
 from guardrail.errors import GuardrailError
 
 __all__ = ["build_parser", "main"]
@@ -48,6 +49,15 @@ def _check_parser(sub: Sub[argparse.ArgumentParser]) -> None:
     check.add_argument("--html", metavar="FILE",
                        help="also write one self-contained HTML report: summary, score histograms, every row sortable "
                             "by score, failing rows with their unsupported sentences beside the best evidence")
+    check.add_argument("--ray", nargs="?", const="local", type=ray_address, metavar="ADDRESS",
+                       help="check the rows on Ray Data, over a pool of actors (one model load each): same output. "
+                            "Without ADDRESS a local Ray is started for the run; auto or ray://HOST:PORT: a cluster "
+                            "(needs guardrail[ray]; put --ray after FILE)")
+    check.add_argument("--ray-actors", type=int, metavar="N",
+                       help="with --ray: actors in the pool, one CPU each (default: one per CPU of the Ray cluster)")
+    check.add_argument("--scorer-url", metavar="URL",
+                       help="run the forward passes on a shared scorer pool (guardrail serve-scorer, or any Open "
+                            "Inference Protocol v2 server hosting the models), e.g. http://127.0.0.1:8100")
     check.set_defaults(func=cmd_check)
 
 
@@ -133,6 +143,14 @@ def _serve_parser(sub: Sub[argparse.ArgumentParser]) -> None:
                           "flag mode)")
     srv.add_argument("--nli-model", help="NLI model directory or hub id (default: the shipped model)")
     srv.add_argument("--backend", choices=["onnx", "torch"], default="onnx")
+    srv.add_argument("--scorer-url", metavar="URL",
+                     help="run the forward passes on a shared scorer pool (guardrail serve-scorer, or any Open "
+                          "Inference Protocol v2 server hosting the models), e.g. http://127.0.0.1:8100; the "
+                          "tokenizers stay local (--nli-model: the directory of the model the pool runs)")
+    srv.add_argument("--scorer-timeout", type=float, default=10.0,
+                     help="with --scorer-url: seconds per scorer request before it is retried")
+    srv.add_argument("--scorer-retries", type=int, default=2,
+                     help="with --scorer-url: retries after a connection error, timeout or 5xx (then --on-error applies)")
     srv.add_argument("--route-name", default="gateway", help="the 'route' label of the metrics")
     srv.add_argument("--model-label", default="upstream", help="the 'model' label of the metrics")
     srv.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the upstream")
@@ -162,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     _eval_parser(sub)
     _model_parsers(sub)
     _serve_parser(sub)
+    serve_scorer_parser(sub)
     _train_parser(sub)
     return parser
 

@@ -15,7 +15,7 @@ from typing import Any, BinaryIO
 
 from guardrail.errors import InputError
 
-__all__ = ["FIELDS", "Record", "decode", "read_path", "read_records", "read_rows"]
+__all__ = ["FIELDS", "Record", "decode", "read_path", "read_records", "read_rows", "to_record"]
 
 #: each field of a record, and the names it is read from (ours, then Ragas, then DeepEval): the first present wins
 FIELDS: dict[str, tuple[str, ...]] = {
@@ -98,6 +98,12 @@ def _record(obj: Any, where: str, line: int, max_context_chars: int) -> Record:
         raise InputError(f"{where}: {key!r} must be a string")
     position = where.rpartition(": ")[2]
     return Record(obj.get("id", line), question, contexts, response, truth, line, position)
+
+
+def to_record(obj: Any, where: str, line: int, *, max_context_chars: int) -> Record:
+    """One record from a decoded JSON object (a row of a Ray Dataset, ...), read and refused as a file's rows are;
+    ``where`` names it in messages, ``line`` is its position (its id when it has none)."""
+    return _record(obj, where, line, max_context_chars)
 
 
 def read_records(stream: BinaryIO, name: str, *, max_context_chars: int) -> list[Record]:

@@ -26,6 +26,16 @@ def _check_upstream(url: str | None, demo: bool) -> None:
                              "OpenAI-compatible base URL, e.g. http://127.0.0.1:8001/v1")
 
 
+def _check_scorer_url(url: str | None) -> None:
+    if url:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise InputError(f"--scorer-url {url!r} is not an http(s) URL; give the scorer pool's base URL, e.g. "
+                             "http://127.0.0.1:8100 (guardrail serve-scorer)")
+
+
 #: (option, attribute, lowest, highest): every numeric option of `guardrail serve`, validated before anything starts
 _RANGES: tuple[tuple[str, str, float, float], ...] = (
     ("--port", "port", 1, 65535),
@@ -36,6 +46,8 @@ _RANGES: tuple[tuple[str, str, float, float], ...] = (
     ("--max-contexts", "max_contexts", 1, 10_000),
     ("--max-context-chars", "max_context_chars", 1, 100_000_000),
     ("--max-body-bytes", "max_body_bytes", 1024, 1024**3),
+    ("--scorer-timeout", "scorer_timeout", 0.01, 3600),
+    ("--scorer-retries", "scorer_retries", 0, 10),
 )
 
 
@@ -80,6 +92,7 @@ def _config(args: argparse.Namespace) -> Any:
         max_response_chars=args.max_response_chars, max_contexts=args.max_contexts,
         max_context_chars=args.max_context_chars, max_body_bytes=args.max_body_bytes,
         log_level=args.log_level, log_format=args.log_format,
+        scorer_url=args.scorer_url, scorer_timeout=args.scorer_timeout, scorer_retries=args.scorer_retries,
     )
 
 
@@ -89,6 +102,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     _check_upstream(args.upstream, args.demo)
     _check_options(args)
+    _check_scorer_url(args.scorer_url)
     _check_bind(args.host, args.port)
     import uvicorn
 

@@ -200,10 +200,22 @@ class NLIScorer:
         """
         if len(premises) != len(hypotheses):
             raise InputError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
-        n = len(premises)
-        if n == 0:
+        if not premises:
             empty = np.zeros(0, dtype=np.float32)
             return NLIPrediction(empty, empty.copy(), 0)
+        probs, tokens = self.probabilities(premises, hypotheses)
+        return self.prediction(probs, tokens)
+
+    def prediction(self, probs: np.ndarray, tokens: int = 0) -> NLIPrediction:
+        """The prediction of probabilities ``(n, num_labels)`` in the model's label order."""
+        return self._prediction(probs, self.labels, tokens)
+
+    def probabilities(self, premises: Sequence[str], hypotheses: Sequence[str]) -> tuple[np.ndarray, int]:
+        """All label probabilities ``(n, num_labels)`` (the order of ``config.json`` id2label) and the model tokens
+        run (cache hits cost none). The same errors as :meth:`predict`."""
+        if len(premises) != len(hypotheses):
+            raise InputError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
+        n = len(premises)
         _, tokenizer, backend, labels, max_length, _ = self._load()
         probs = np.empty((n, labels.num_labels), dtype=np.float32)
         todo: list[int] = []
@@ -214,7 +226,7 @@ class NLIScorer:
             else:
                 probs[i] = hit
         if not todo:
-            return self._prediction(probs, labels, 0)
+            return probs, 0
         encs = tokenizer.encode_raw([premises[i] for i in todo], [hypotheses[i] for i in todo])
         lengths = np.array([len(e.ids) for e in encs])
         too_long = np.flatnonzero(lengths > max_length)
@@ -237,7 +249,7 @@ class NLIScorer:
                 i = todo[int(j)]
                 probs[i] = row
                 self.cache.put((premises[i], hypotheses[i]), row.copy())
-        return self._prediction(probs, labels, int(lengths.sum()))
+        return probs, int(lengths.sum())
 
     @staticmethod
     def _prediction(probs: np.ndarray, labels: LabelMap, tokens: int) -> NLIPrediction:
