@@ -313,3 +313,43 @@ def test_version_and_python_dash_m(capsys: pytest.CaptureFixture[str]) -> None:
     assert "usage: guardrail" in proc.stdout and all(c in proc.stdout for c in ("check", "eval", "serve", "train"))
     proc = subprocess.run([sys.executable, "-m", "guardrail", "--version"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == f"guardrail {guardrail.__version__}"
+
+
+def test_a_progress_bar_on_a_terminal_and_none_elsewhere(tmp_path: Path) -> None:
+    """`guardrail check` shows a progress bar when stderr is a terminal (a pseudo-terminal here), and nothing extra
+    when it is a pipe (CI logs); the closing summary is there in both."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"id": f"r{i}", "question": "How long do returns take?",
+                                        "contexts": ["Items can be returned within 30 days."],
+                                        "response": "Items can be returned within 30 days."}) + "\n"
+                            for i in range(3)))
+    cmd = [sys.executable, "-m", "guardrail", "check", str(rows), "--json"]
+    piped = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert "row/s" not in piped.stderr and "3 rows" in piped.stderr
+    controller, terminal = pty.openpty()
+    import fcntl
+    import struct
+    import termios
+
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))  # a terminal 120 columns wide
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=terminal, timeout=120)
+        os.close(terminal)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(controller)
+    assert proc.returncode == piped.returncode
+    assert b"guardrail check" in seen and b"row" in seen and b"3 rows" in seen

@@ -16,7 +16,7 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -191,6 +191,15 @@ def _write_html(path: Path, args: argparse.Namespace, gate: Gate, results: list[
     print(f"guardrail: HTML report written to {path} ({len(page.encode('utf-8')) / 1024:.1f} KB)", file=sys.stderr)
 
 
+def _progress(rows: Iterable[RowResult]) -> Iterable[RowResult]:
+    """A progress bar on stderr when it is a terminal (rows, rate, elapsed); nothing otherwise (logs, CI, pipes)."""
+    if not sys.stderr.isatty():
+        return rows
+    from tqdm import tqdm
+
+    return tqdm(rows, unit="row", file=sys.stderr, leave=False, dynamic_ncols=True, desc="guardrail check")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     fmt = "jsonl" if args.json else args.format
     html_path = _html_path(args)
@@ -202,7 +211,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     tally = Tally()
     with _checked(args, gate, records) as checked:
         started = time.perf_counter()
-        for result in checked.results:
+        for result in _progress(checked.results):
             results.append(result)
             tally.add(result)
             if result.error is not None and fmt != "table":  # the table shows it in place
