@@ -153,13 +153,7 @@ def _histogram(title: str, series: Sequence[tuple[str, str, Sequence[float]]], t
 
 
 def _metric(ev: Evaluation | None, name: str) -> float | None:
-    if ev is None:
-        return None
-    if name == "faithfulness":
-        return ev.faithfulness_score
-    if name == "retrieval_relevance":
-        return ev.retrieval.top if ev.retrieval else None
-    return ev.response_relevance
+    return ev.headline(name) if ev is not None else None
 
 
 def _by_outcome(rows: Sequence[ReportRow], name: str) -> list[tuple[str, str, list[float]]]:

@@ -64,6 +64,15 @@ class Evaluation:
     def faithfulness_score(self) -> float | None:
         return self.faithfulness.score if self.faithfulness else None
 
+    def headline(self, name: str) -> float | None:
+        """A headline score by name: ``faithfulness``, ``retrieval_relevance`` (the best chunk) or
+        ``response_relevance``."""
+        if name == "faithfulness":
+            return self.faithfulness_score
+        if name == "retrieval_relevance":
+            return self.retrieval.top if self.retrieval else None
+        return self.response_relevance
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict with the headline scores at the top level."""
         return {

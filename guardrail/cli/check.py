@@ -197,7 +197,9 @@ def _progress(rows: Iterable[RowResult]) -> Iterable[RowResult]:
         return rows
     from tqdm import tqdm
 
-    return tqdm(rows, unit="row", file=sys.stderr, leave=False, dynamic_ncols=True, desc="guardrail check")
+    bar: Iterable[RowResult] = tqdm(rows, unit="row", file=sys.stderr, leave=False, dynamic_ncols=True,
+                                    desc="guardrail check")
+    return bar
 
 
 def cmd_check(args: argparse.Namespace) -> int:

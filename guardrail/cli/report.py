@@ -24,13 +24,7 @@ def fmt(x: float | None) -> str:
 
 
 def metric(ev: Evaluation | None, name: str) -> float | None:
-    if ev is None:
-        return None
-    if name == "faithfulness":
-        return ev.faithfulness_score
-    if name == "retrieval_relevance":
-        return ev.retrieval.top if ev.retrieval else None
-    return ev.response_relevance
+    return ev.headline(name) if ev is not None else None
 
 
 def _sentence_line(s: SentenceEvidence, details: bool) -> str:
