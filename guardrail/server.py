@@ -148,8 +148,17 @@ class Gateway:
         if self.client is None:
             self.client = httpx.AsyncClient(timeout=self.timeout, transport=self.transport)
 
+    def _scorers(self) -> list[Any]:
+        evaluator = self.guard.evaluator
+        faith, rel = evaluator.faithfulness_check, evaluator.relevance_check
+        return [x for x in (faith.nli if faith else None, rel.embedder if rel else None) if x is not None]
+
     async def shutdown(self) -> None:
         await self.app.drain()  # flag-mode checks of answers already delivered
+        for scorer in self._scorers():  # a remote scorer's pooled connections
+            close = getattr(scorer, "close", None)
+            if callable(close):
+                close()
         if self.client is not None:
             await self.client.aclose()
             self.client = None
@@ -178,9 +187,17 @@ class Gateway:
                                   headers={"authorization": f"Bearer {self.api_key}"} if self.api_key else None)
         except httpx.HTTPError as exc:
             upstream = f"unreachable ({type(exc).__name__})"
-        ready = models and upstream == "reachable"
+        clients: list[Any] = [getattr(s, "client", None) for s in self._scorers()]
+        pools = {id(c): c for c in clients if c is not None and hasattr(c, "ready")}
+        scorer_pool = None
+        if pools:  # the forward passes run on a shared scorer pool: it must answer too
+            answers = await asyncio.gather(*(asyncio.to_thread(c.ready) for c in pools.values()))
+            scorer_pool = "ready" if all(answers) else "not ready"
+        ready = models and upstream == "reachable" and scorer_pool in (None, "ready")
         body = {"status": "ready" if ready else "not ready", "models": "loaded" if models else "not loaded",
                 "upstream": upstream}
+        if scorer_pool is not None:
+            body["scorer_pool"] = scorer_pool
         return JSONResponse(body, status_code=200 if ready else 503)
 
     def _forwarded(self, path: str) -> set[str]:

@@ -298,3 +298,24 @@ def test_cli_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--scorer-url 'pool:8100' is not an http(s) URL" in capsys.readouterr().err
     assert main(["serve-scorer", "--replicas", "2"]) == 2
     assert "--replicas: only with --ray" in capsys.readouterr().err
+
+
+def test_readyz_follows_the_scorer_pool_and_shutdown_closes_its_client() -> None:
+    """With --scorer-url the pool is part of readiness: ready while it answers, 503 once it is gone; the gateway's
+    shutdown closes the pooled HTTP client."""
+    pool = ForwardPool(2)
+    scorer_app = create_scorer_app([NLIModel(NLIScorer(default_nli_model(), pool=pool)),
+                                    EmbeddingModel(EmbeddingScorer(pool=pool))])
+    with contextlib.ExitStack() as stack:
+        scorer = stack.enter_context(llm_server.serve(scorer_app))
+        app = build_app(ServeConfig(demo=True, scorer_url=scorer))
+        client = app.guard.evaluator.faithfulness_check.nli.client  # type: ignore[union-attr]
+        with llm_server.serve(app, lifespan="on") as url:
+            r = httpx.get(url + "/readyz", timeout=10)
+            assert r.status_code == 200 and r.json()["scorer_pool"] == "ready"
+            stack.close()  # the scorer pool goes away
+            r = httpx.get(url + "/readyz", timeout=10)
+            assert r.status_code == 503 and r.json()["scorer_pool"] == "not ready"
+            assert httpx.get(url + "/healthz").status_code == 200
+        assert client._http.is_closed  # closed at the gateway's shutdown
+    pool.close()
