@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,10 @@ WORDS = st.sampled_from(["Items can be returned. ", "Gift cards ", "cannot", " b
 JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | TEXTS
 JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXTS, inner, max_size=3),
                            max_leaves=8)
+
+#: GUARDRAIL_FUZZ_SCALE=50 runs the middleware fuzz tests on 100,000 bodies and streams each (a benchmark run,
+#: `benchmarks/fuzz.sh`); CI runs 2,000 of each
+SCALE = int(os.environ.get("GUARDRAIL_FUZZ_SCALE", "1"))
 
 
 def chat_chunk(content: Any, index: int = 0, finish: Any = None, key: str = "content") -> dict[str, Any]:
@@ -162,7 +167,8 @@ JSON_BODIES = st.one_of(
 )
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=2000 * SCALE, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(JSON_BODIES, st.sampled_from([b"application/json", b"text/plain", b""]), st.sampled_from([200, 201]))
 def test_middleware_json_bodies_are_checked_or_blocked(guarded: tuple[Guard, Telemetry], raw: bytes, ctype: bytes,
                                                        status: int) -> None:
@@ -184,7 +190,8 @@ def test_middleware_json_bodies_are_checked_or_blocked(guarded: tuple[Guard, Tel
         assert not readable_json(raw) or "script" in text or "surrogate" in text, (raw, text)
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=2000 * SCALE, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(event_streams(), st.lists(st.integers(0, 2000), max_size=6))
 def test_middleware_streams_are_checked_or_stopped(guarded: tuple[Guard, Telemetry], data: bytes, cuts: list[int]) -> None:
     guard, _ = guarded
