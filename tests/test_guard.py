@@ -461,6 +461,38 @@ def test_admission_control_refuses_at_once_past_max_pending(evaluator: Evaluator
     assert g.check(Q, CTX, "Items can be returned within 30 days.").outcome != "error"  # capacity is back
 
 
+def test_an_admitted_stream_is_not_refused_mid_way(evaluator: Evaluator, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Admission control counts a stream once: past max_pending a *new* answer is refused, but a stream whose first
+    sentence was admitted has its next sentences checked and released (what it delivered cannot be taken back)."""
+    import threading
+
+    gate, holding = threading.Event(), threading.Event()
+    delay_faithfulness(evaluator, monkeypatch, lambda: gate.wait(10) if holding.is_set() else None)
+    telemetry = Telemetry(CollectorRegistry(), route="chat", model="test-llm")
+    g = Guard(evaluator, Policy(action="block", faithfulness=0.0, retrieval_relevance=None), observer=telemetry,
+              max_workers=2, max_pending=1)
+    stream = g.stream(Q, CTX)
+    first = stream.feed("Items can be returned within 30 days. Refunds")
+    assert first.rstrip() == "Items can be returned within 30 days."  # admitted, checked and released
+    with ThreadPoolExecutor(1) as pool:
+        holding.set()
+        busy = pool.submit(g.check, Q, CTX, "Refunds are issued to the original payment method.")
+        deadline = time.monotonic() + 5
+        while g._pending < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        holding.clear()  # the busy check waits on the gate; later checks run at once
+        refused = g.check(Q, CTX, "Items can be returned within 30 days.")  # a new answer: refused at once
+        second = stream.feed(" are issued to the original payment method.")
+        end = stream.finish()
+        gate.set()
+        assert busy.result().outcome != "error"
+    assert (refused.outcome, refused.error_reason) == ("error", "overload")
+    assert first + second + end.text == ("Items can be returned within 30 days. "
+                                         "Refunds are issued to the original payment method.")
+    assert (end.verdict.action, end.verdict.outcome) == ("pass", "passed")
+    assert sample(telemetry, "guardrail_check_errors_total", reason="overload") == 1
+
+
 def test_empty_answers_are_a_policy_choice(evaluator: Evaluator) -> None:
     g, _ = make(evaluator, action="block", retrieval_relevance=None)
     assert g.check(Q, CTX, "  ").action == "pass"

@@ -33,7 +33,7 @@ from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
 from guardrail.checks.relevance import RetrievalRelevance
 from guardrail.checks.claims import makes_claim, yes_no_only
 from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_fails, streams_hold_to_end
-from guardrail.errors import UncheckableError, UnreadableError
+from guardrail.errors import OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
 from guardrail.stream.assembler import Sentence, SentenceAssembler
 from guardrail.stream.state import ReleaseState
@@ -52,9 +52,9 @@ class StreamChecker(Protocol):
     policy: Policy
     evaluator: Evaluator
 
-    def score(self, fn: Callable[..., T], *args: Any) -> T: ...
+    def score(self, fn: Callable[..., T], *args: Any, admitted: bool = False) -> T: ...
 
-    def start(self, fn: Callable[..., T], *args: Any) -> Future[T]: ...
+    def start(self, fn: Callable[..., T], *args: Any, admitted: bool = False) -> Future[T]: ...
 
     def check(self, question: str, contexts: Sequence[str], response: str, *,
               time_to_first_token: float | None = None, generation: float | None = None) -> Verdict: ...
@@ -113,6 +113,8 @@ class StreamGuard:
         self._error: BaseException | None = None  # scoring failed, or part of the answer went out unchecked
         self._failed = False  # a real failure was found (it wins over any error)
         self._end: StreamEnd | None = None
+        #: admission control counts a stream once: refused (if at all) at its first check, never mid-way
+        self._admitted = False
         # hold mode: the retrieval check needs only the question and the chunks, so it starts now and runs while the
         # model writes its first sentence, instead of after it (it is the larger part of the first sentence's wait)
         self._retrieval_started: Future[RetrievalRelevance | None] | BaseException | None = None
@@ -120,6 +122,7 @@ class StreamGuard:
         if self.holds and self.policy.retrieval_relevance is not None and guard.evaluator.relevance_check is not None:
             try:
                 self._retrieval_started = guard.start(self._timed_retrieval)
+                self._admitted = True
             except Exception as exc:  # noqa: BLE001 - e.g. overload: raised where the check's result is needed
                 self._retrieval_started = exc
 
@@ -295,7 +298,7 @@ class StreamGuard:
                 return self._retrieval_passes()
             t0 = time.perf_counter()
             evaluator.validate(self.question, self.contexts, sentence)
-            result: FaithfulnessResult = self.guard.score(check.run, self.question, self.contexts, sentence)
+            result: FaithfulnessResult = self._score(check.run, self.question, self.contexts, sentence)
             tally.faithfulness_s += time.perf_counter() - t0
         except Exception as exc:  # noqa: BLE001 - logged, counted and applied per on_error at the end
             return self._scoring_failed(exc, sentence)
@@ -319,6 +322,19 @@ class StreamGuard:
             except Exception as exc:  # noqa: BLE001 - as above
                 return self._scoring_failed(exc, sentence)
         return ok
+
+    def _score(self, fn: Callable[..., T], *args: Any) -> T:
+        """One scoring call of this stream: the first one passes the guard's admission bound, the later ones belong
+        to an answer already admitted (a refusal raises :class:`OverloadedError` and leaves the stream unadmitted)."""
+        try:
+            result = self.guard.score(fn, *args, admitted=self._admitted)
+        except OverloadedError:
+            raise
+        except BaseException:
+            self._admitted = True  # submitted, then failed or overran: admitted all the same
+            raise
+        self._admitted = True
+        return result
 
     def _scoring_failed(self, exc: Exception, sentence: str) -> bool:
         """A scoring error: logged and counted now, applied per ``on_error`` (and again at the end)."""
@@ -353,7 +369,7 @@ class StreamGuard:
         if isinstance(started, BaseException):
             raise started
         if started is None:
-            return self.guard.score(self._timed_retrieval)
+            return self._score(self._timed_retrieval)
         # the latency budget counts from the check's start, as for any other check
         budget = self.policy.latency_budget_s
         remaining = None if budget is None else max(budget - (time.perf_counter() - self._retrieval_t0), 0.0)
