@@ -243,3 +243,23 @@ def test_quantized_export_ships_the_optimised_graph(tiny_nli: Path, tmp_path: Pa
         assert np.array_equal(a, b)
     assert optimize_for_loading(shipped) == shipped  # idempotent, in place
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_recombinations_join_one_sentence_subject_to_another_predicate() -> None:
+    from guardrail.training.data import Pair
+    from guardrail.training.synthetic import recombinations
+
+    premises = [
+        "The laptop has a two-year warranty. The battery is covered for one year. It ships in a box.",
+        "Our main office is in Berlin. The support center opened in Lisbon in 2021.",
+        "The laptop battery is covered for one year. The laptop has a two-year warranty.",  # subjects share a word
+    ]
+    pool = [Pair(p, "x", 0, False, "d", str(i)) for i, p in enumerate(premises * 40)]
+    made = recombinations(pool, 60, seed=3)
+    recombined = {p.hypothesis for p in made if p.dataset == "recombine"}
+    kept = [p for p in made if p.dataset == "recombine_keep"]
+    assert all(p.label == 1 and p.two_way for p in made if p.dataset == "recombine")
+    assert all(p.label == 0 and p.hypothesis in p.premise for p in kept)  # the premise's own sentence rebuilt
+    assert recombined <= {"The battery has a two-year warranty.", "The laptop is covered for one year.",
+                          "Our main office opened in Lisbon in 2021.", "The support center is in Berlin."}
+    assert recombined  # something was made, and never from "It ..." (pronoun) or the laptop / laptop battery pair

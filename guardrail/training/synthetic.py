@@ -361,3 +361,69 @@ def multi_fact_claims(pairs: Sequence[Pair], n: int, *, seed: int = 13, max_prem
         label = 2 if 2 in labels else 1 if 1 in labels else 0
         out.append(Pair(premise, claim, label, False, f"multifact_{k}", f"{parts[0].dataset}:{parts[0].id}:{len(out)}"))
     return out
+
+
+#: a verb that starts a predicate: copulas, auxiliaries and frequent verbs of encyclopedic and policy text
+_PREDICATE = re.compile(
+    r"\b(is|are|was|were|has|have|had|can|cannot|could|will|would|may|might|must|should|does|do|did|became|becomes|"
+    r"remains|remained|includes|included|contains|contained|opened|closed|began|started|ended|won|lost|wrote|"
+    r"directed|founded|played|moved|joined|received|released|covers|covered|offers|offered|requires|required|"
+    r"runs|ran|serves|served|lies|lay|holds|held|makes|made|takes|took|gives|gave|uses|used|sells|sold|"
+    r"produced|published|built|created|developed|designed|owns|owned|leads|led|hosts|hosted)\b")
+_PRONOUN_SUBJECT = re.compile(r"^(it|its|this|that|these|those|they|their|he|his|she|her|there|we|our|you|your|i|"
+                              r"which|who|such|both|each|one|another|other)\b", re.IGNORECASE)
+_FUNCTION_WORDS = frozenset("a an the of in on at to for and or by with from as its their his her our".split())
+
+
+def _subject_predicate(sentence: str) -> tuple[str, str] | None:
+    """("The battery", "is covered for one year.") for a plain declarative sentence, or None."""
+    m = _PREDICATE.search(sentence)
+    if m is None:
+        return None
+    subject, predicate = sentence[: m.start()].strip(), sentence[m.start():].strip()
+    words = subject.split()
+    if not 1 <= len(words) <= 8 or "," in subject or _PRONOUN_SUBJECT.match(subject) or not subject[0].isupper():
+        return None
+    if len(predicate.split()) < 3 or not predicate.endswith("."):
+        return None
+    return subject, predicate
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _FUNCTION_WORDS}
+
+
+def recombinations(pairs: Sequence[Pair], n: int, *, seed: int = 13) -> list[Pair]:
+    """Up to ``n`` pairs whose hypothesis joins the subject of one premise sentence to the predicate of another:
+    "The battery has a two-year warranty." against "The laptop has a two-year warranty. The battery is covered for
+    one year.", "Our main office opened in Lisbon in 2021." against "Our main office is in Berlin. We opened a support
+    center in Lisbon in 2021.". Every word of the hypothesis is in the premise, so overlap cannot decide; a model
+    that reads premises as bags of phrases entails them (v3 did, at 0.87-0.93).
+
+    Shares: a third the premise's own sentence rebuilt (entailed: the same subject and predicate together), two
+    thirds a recombination (not entailed, 2-way). Two subjects that share a content word ("The laptop" / "The laptop
+    battery") are never swapped (the result may be true), nor are pronoun subjects (whose referent is unknown).
+    """
+    rng = random.Random(seed)
+    premises = sorted({p.premise for p in pairs if 80 <= len(p.premise) <= 1500})
+    rng.shuffle(premises)
+    out: list[Pair] = []
+    swapped = 0
+    for i, premise in enumerate(premises):
+        if len(out) >= n:
+            break
+        parts = [sp for s in split_sentences(premise) if (sp := _subject_predicate(s.of(premise))) is not None]
+        if len(parts) < 2:
+            continue
+        (s1, p1), (s2, p2) = rng.sample(parts, 2)
+        if _content(s1) & _content(s2) or not _content(s1) or _content(p1) == _content(p2):
+            continue
+        if len(out) - swapped < swapped / 2:  # one rebuilt for every two recombined
+            out.append(Pair(premise, f"{s2} {p2}", 0, True, "recombine_keep", f"recombine:{i}"))
+            continue
+        hypothesis = f"{s1} {p2}"
+        if hypothesis.lower() in premise.lower():
+            continue
+        out.append(Pair(premise, hypothesis, 1, True, "recombine", f"recombine:{i}"))
+        swapped += 1
+    return out

@@ -74,6 +74,8 @@ class TrainConfig:
     #: claims joining two or three facts whose support is spread over several premise sentences (some partly
     #: supported), among a distractor (guardrail.training.synthetic.multi_fact_claims)
     multi_fact_claims: int = 0
+    #: hypotheses joining one premise sentence's subject to another's predicate (guardrail.training.synthetic.recombinations)
+    recombinations: int = 0
     #: BoolQ questions also read as the statements their yes/no answers make (guardrail.checks.claims)
     boolq_statements: bool = False
     #: bf16 autocast around forward and loss (fp32 master weights); "auto" = on where the CPU has bf16 units
@@ -383,7 +385,13 @@ def build_training_mix(cfg: TrainConfig) -> Mix:
 
         base = [p for p in mix.train if not p.dataset.startswith(("hard_", "negctx_", "ctxswap"))]
         mix.train.extend(multi_fact_claims(base, cfg.multi_fact_claims, seed=cfg.seed + 3))
-    if cfg.corpus or cfg.hard_negatives or cfg.negation_contexts or cfg.context_swaps or cfg.multi_fact_claims:
+    if cfg.recombinations:
+        from guardrail.training.synthetic import recombinations
+
+        base = [p for p in mix.train if not p.dataset.startswith(("hard_", "negctx_", "ctxswap", "multifact"))]
+        mix.train.extend(recombinations(base, cfg.recombinations, seed=cfg.seed + 4))
+    if (cfg.corpus or cfg.hard_negatives or cfg.negation_contexts or cfg.context_swaps or cfg.multi_fact_claims
+            or cfg.recombinations):
         random.Random(cfg.seed).shuffle(mix.train)
     return mix
 
