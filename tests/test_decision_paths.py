@@ -43,7 +43,8 @@ WEAK = f"{GOOD} {BAD} {BAD2}"  # mean 0.33: fails both
 
 # id: (policy, answer, action, what a stream delivers)
 CASES: dict[str, tuple[dict[str, Any], str, str, str]] = {
-    "any: one unsupported sentence among faithful ones": ({"action": "block"}, MIXED, "block", GOOD),
+    # a stream releases each passed sentence with its trailing space
+    "any: one unsupported sentence among faithful ones": ({"action": "block"}, MIXED, "block", GOOD + " "),
     "any: every sentence faithful": ({"action": "block"}, f"{GOOD} {GOOD2}", "pass", f"{GOOD} {GOOD2}"),
     "mean passes": ({"action": "block", "aggregate": "mean"}, MIXED, "pass", MIXED),
     "mean fails": ({"action": "block", "aggregate": "mean"}, WEAK, "block", ""),

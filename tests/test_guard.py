@@ -395,7 +395,7 @@ def test_stream_error_then_real_failure_reports_the_failure(evaluator: Evaluator
     s = g.stream(Q, CTX)
     out = s.feed("First sentence here. Second sentence there. ")
     end = s.finish()
-    assert out == "First sentence here." and s.stopped
+    assert out == "First sentence here. " and s.stopped  # sentence 1 went out with its space
     assert (end.verdict.action, end.verdict.outcome, end.verdict.failed_checks) == ("block", "failed", ("faithfulness",))
     assert sample(t, "guardrail_check_errors_total", reason="exception") == 1
 
@@ -473,7 +473,7 @@ def test_an_admitted_stream_is_not_refused_mid_way(evaluator: Evaluator, monkeyp
               max_workers=2, max_pending=1)
     stream = g.stream(Q, CTX)
     first = stream.feed("Items can be returned within 30 days. Refunds")
-    assert first.rstrip() == "Items can be returned within 30 days."  # admitted, checked and released
+    assert first == "Items can be returned within 30 days. "  # admitted, checked, released with its space
     with ThreadPoolExecutor(1) as pool:
         holding.set()
         busy = pool.submit(g.check, Q, CTX, "Refunds are issued to the original payment method.")

@@ -120,7 +120,7 @@ def test_async_stream_block(base_url: str, evaluator: Evaluator, split_answer: t
     chunks, verdict = asyncio.run(run())
     text = "".join(ch.choices[0].delta.content or "" for ch in chunks if ch.choices)  # type: ignore[attr-defined]
     # the passed sentence, then the fallback text in the final content_filter chunk
-    assert text == good + "Sorry."
+    assert text == good + " Sorry."
     assert bad[:10] not in text
     assert chunks[-1].choices[0].finish_reason == "content_filter"  # type: ignore[attr-defined]
     assert verdict.action == "fallback"  # type: ignore[attr-defined]

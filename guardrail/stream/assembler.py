@@ -72,6 +72,14 @@ class SentenceAssembler:
         base = self._tail_start
         return [Sentence(tail[s.start : s.end], base + s.start, base + s.end) for s in complete]
 
+    def past_space(self, end: int) -> int:
+        """Offset ``end`` moved past the whitespace that follows it in the text fed so far (a passed sentence goes
+        out with its trailing space or line break, not with the next sentence)."""
+        tail, i = self._tail, end - self._tail_start
+        while 0 <= i < len(tail) and tail[i].isspace():
+            i += 1
+        return self._tail_start + i if i >= 0 else end
+
     def release(self, end: int) -> str:
         """Hand out the text up to offset ``end`` of the answer (the end of a passed sentence, or :attr:`end`)."""
         n = max(0, min(end, self.end) - self._tail_start)

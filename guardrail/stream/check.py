@@ -258,7 +258,7 @@ class StreamGuard:
             if not self._passes(s.text, s.start):
                 self.state = STOPPED
                 break
-            end = s.end
+            end = self._sentences.past_space(s.end)  # released now, its trailing whitespace with it
         if pending and final and self.state is HOLDING:
             # the answer ends without a claim: its yes/no word is the answer, read with the question (as a whole
             # answer is: FaithfulnessCheck judges "Great question! Absolutely!" as "yes")
