@@ -10,7 +10,11 @@ guards the answers with the ``contexts`` (or ``documents``) sent in the request,
 
 Upstream failures are passed on clearly and counted (``guardrail_upstream_errors_total``): an
 upstream error status is relayed as is; a refused connection gives 502, a timeout 504; a stream that
-breaks after it started ends with an OpenAI-style ``error`` event.
+breaks after it started ends with an OpenAI-style ``error`` event. Besides the per-read timeout (``timeout``, 60 s
+between two reads) every upstream answer has a total deadline (``upstream_deadline``, 600 s by default, from the
+request sent to the answer's last byte): an upstream that trickles a byte every 59 s cannot hold a request for ever.
+A body not complete by then is a 504 ``upstream_timeout``, a stream ends with the gateway's own error event (in block
+mode nothing unchecked is released), and both count as ``reason="timeout"``.
 
 Routes. The request path is normalized once (:mod:`guardrail.routes`: percent-decoding, dot segments, slashes,
 backslashes, ``;`` parameters) and exactly the normalized path is forwarded, so the upstream routes what the guard
@@ -64,7 +68,7 @@ from guardrail.server_request import RequestLimits, validate_request
 from guardrail.server_request import json_depth as _depth  # noqa: F401  (its name here before the split)
 from guardrail.server_upstream import PASS_HEADERS as PASS_HEADERS
 from guardrail.server_upstream import error_response as _error
-from guardrail.server_upstream import forward, upstream_headers
+from guardrail.server_upstream import UPSTREAM_DEADLINE_S, forward, upstream_headers
 from guardrail.telemetry import Telemetry, metrics_app
 
 ROUTES = GUARDED_ROUTES
@@ -91,7 +95,8 @@ class _RawASGI:
 class Gateway:
     """The guarded OpenAI-compatible gateway. ``upstream`` is the base URL including ``/v1`` (e.g.
     ``http://127.0.0.1:8001/v1``). ``retriever`` fills in contexts for requests that send none (the built-in demo
-    uses it); ``transport`` lets the upstream be an in-process ASGI app.
+    uses it); ``transport`` lets the upstream be an in-process ASGI app. ``timeout`` bounds each read from the
+    upstream, ``upstream_deadline`` (seconds, None for none) its whole answer.
 
     Lifecycle: the upstream client opens at startup; at shutdown the gateway closes it, waits for the flag-mode
     checks still running (none lost, none cut) and closes the guard. ``app`` is the ASGI application.
@@ -111,8 +116,10 @@ class Gateway:
         shadow: Any = None,
         forward_routes: tuple[tuple[str, str], ...] = FORWARDED_ROUTES,
         limits: RequestLimits | None = None,
+        upstream_deadline: float | None = UPSTREAM_DEADLINE_S,
     ) -> None:
         self.base = upstream.rstrip("/")
+        self.upstream_deadline = upstream_deadline
         self.limits = limits or RequestLimits()
         self.forward_routes = tuple((m.upper(), p) for m, p in forward_routes)
         self.shadow = shadow  # a ShadowJudge fed by the guard's tap; closed at shutdown
@@ -290,7 +297,8 @@ class Gateway:
         if request.url.query:
             url += "?" + request.url.query
         return await forward(client, self.base, method, url, headers, body, telemetry=self.telemetry,
-                             max_bytes=self.limits.max_upstream_bytes, origin=self.app.origin)
+                             max_bytes=self.limits.max_upstream_bytes, origin=self.app.origin,
+                             deadline=self.upstream_deadline)
 
 
 class _TooLarge(Exception):
@@ -299,13 +307,13 @@ class _TooLarge(Exception):
 
 def create_gateway(upstream: str, guard: Guard, telemetry: Telemetry, **options: Any) -> GuardrailMiddleware:
     """The gateway's ASGI app: ``Gateway(upstream, guard, telemetry, **options).app`` (see :class:`Gateway` for the
-    options: api_key, timeout, transport, retriever, multiprocess, shadow, forward_routes, limits)."""
+    options: api_key, timeout, transport, retriever, multiprocess, shadow, forward_routes, limits, upstream_deadline)."""
     return Gateway(upstream, guard, telemetry, **options).app
 
 
 def create_demo_gateway(
     guard: Guard, telemetry: Telemetry, *, timeout: httpx.Timeout | None = None, multiprocess: bool = False,
-    shadow: Any = None, limits: RequestLimits | None = None,
+    shadow: Any = None, limits: RequestLimits | None = None, upstream_deadline: float | None = UPSTREAM_DEADLINE_S,
 ) -> GuardrailMiddleware:
     """The gateway in front of the built-in demo upstream (in-process, offline), with its bundled documents
     retrieved for each question (see guardrail.demo)."""
@@ -313,7 +321,7 @@ def create_demo_gateway(
 
     return create_gateway("http://demo-upstream/v1", guard, telemetry, timeout=timeout, multiprocess=multiprocess,
                           transport=httpx.ASGITransport(app=upstream_app), retriever=retrieve, shadow=shadow,
-                          limits=limits)
+                          limits=limits, upstream_deadline=upstream_deadline)
 
 
 @dataclass(frozen=True)
@@ -330,6 +338,8 @@ class ServeConfig:
     route_name: str = "gateway"
     model_label: str = "upstream"
     timeout: float = 60.0
+    #: total seconds for one upstream answer (headers and whole body or stream); timeout bounds each read
+    upstream_deadline: float = UPSTREAM_DEADLINE_S
     threads: int | None = None
     upstream_api_key: str | None = None
     multiprocess: bool = False
@@ -407,11 +417,11 @@ def build_app(cfg: ServeConfig) -> GuardrailMiddleware:
     timeout = httpx.Timeout(cfg.timeout, connect=5.0)
     if cfg.demo:
         app = create_demo_gateway(guard, telemetry, timeout=timeout, multiprocess=cfg.multiprocess, shadow=shadow,
-                                  limits=limits)
+                                  limits=limits, upstream_deadline=cfg.upstream_deadline)
     else:
         assert cfg.upstream is not None
         app = create_gateway(cfg.upstream, guard, telemetry, api_key=cfg.upstream_api_key, timeout=timeout, limits=limits,
-                             multiprocess=cfg.multiprocess, shadow=shadow)
+                             multiprocess=cfg.multiprocess, shadow=shadow, upstream_deadline=cfg.upstream_deadline)
     return app
 
 

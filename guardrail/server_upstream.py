@@ -1,12 +1,18 @@
 """The gateway's upstream: a request forwarded with the caller's credentials, its answer passed on decoded under the
 size cap (a body read whole, a stream relayed as it comes), and its failures turned into clear answers and counted
-(``guardrail_upstream_errors_total``): see :mod:`guardrail.server`."""
+(``guardrail_upstream_errors_total``): see :mod:`guardrail.server`.
+
+Every upstream answer has a total deadline (``deadline`` seconds from the moment the request is sent: the headers and
+the whole body or stream), on top of the client's per-read timeout: an upstream that trickles a byte just inside each
+read timeout cannot hold a request (and its connection, memory and checks) for ever. A body not read in time is a 504
+``upstream_timeout``; a stream ends with the gateway's signed error event, as a stream that breaks off does."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from typing import Any
-from collections.abc import AsyncIterator
+from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Awaitable
 
 import httpx
 from starlette.requests import Request
@@ -18,6 +24,36 @@ from guardrail.telemetry import Telemetry
 
 #: headers of the upstream answer that are passed on (the body is passed on decoded: no content-encoding)
 PASS_HEADERS = ("content-type", "x-request-id", "openai-processing-ms", "retry-after")
+#: the default total deadline of one upstream answer, in seconds (``guardrail serve --upstream-deadline``)
+UPSTREAM_DEADLINE_S = 600.0
+
+T = TypeVar("T")
+
+
+class DeadlineExceeded(Exception):
+    """The upstream answer was not complete within its total deadline."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"did not finish within the gateway's {seconds:g} s deadline")
+        self.seconds = seconds
+
+
+class Deadline:
+    """A total deadline on the event loop's clock; ``None`` seconds: no deadline."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self.end = None if seconds is None else asyncio.get_running_loop().time() + seconds
+
+    async def run(self, step: Awaitable[T]) -> T:
+        """``await step`` within what is left of the deadline (DeadlineExceeded after it; the step is cancelled)."""
+        if self.end is None or self.seconds is None:
+            return await step
+        left = self.end - asyncio.get_running_loop().time()
+        try:
+            return await asyncio.wait_for(step, max(left, 0.0))
+        except asyncio.TimeoutError:
+            raise DeadlineExceeded(self.seconds) from None
 
 
 def error_response(status: int, message: str, kind: str) -> JSONResponse:
@@ -39,11 +75,18 @@ def upstream_headers(request: Request, base: dict[str, str], api_key: str | None
 
 
 async def forward(client: httpx.AsyncClient, base: str, method: str, url: str, headers: dict[str, str],
-                  body: bytes | None, *, telemetry: Telemetry, max_bytes: int, origin: str | None = None) -> Response:
+                  body: bytes | None, *, telemetry: Telemetry, max_bytes: int, origin: str | None = None,
+                  deadline: float | None = UPSTREAM_DEADLINE_S) -> Response:
     """Send one request to the upstream at ``base``; its answer as a response (a stream relayed as it comes), or the
-    error that says why there is none (502 unreachable or unreadable, 504 timeout)."""
+    error that says why there is none (502 unreachable or unreadable, 504 timeout). ``deadline``: seconds for the
+    whole answer, headers and body or stream (None: none)."""
+    timer = Deadline(deadline)
     try:
-        response = await client.send(client.build_request(method, url, content=body, headers=headers), stream=True)
+        response = await timer.run(client.send(client.build_request(method, url, content=body, headers=headers),
+                                               stream=True))
+    except DeadlineExceeded as exc:
+        telemetry.upstream_error("timeout")
+        return error_response(504, f"the upstream at {base} {exc}", "upstream_timeout")
     except httpx.TimeoutException as exc:
         telemetry.upstream_error("timeout")
         return error_response(504, f"the upstream at {base} did not answer in time ({type(exc).__name__})", "upstream_timeout")
@@ -60,20 +103,37 @@ async def forward(client: httpx.AsyncClient, base: str, method: str, url: str, h
         telemetry.upstream_error("stream")
         return error_response(502, f"the upstream answer cannot be read: {exc}", "upstream_error")
     if response.status_code >= 400 or "text/event-stream" not in ctype:
-        return await _whole(response, decoder, passed, telemetry)
-    return StreamingResponse(relay(response, decoder, telemetry, origin), status_code=response.status_code,
+        return await _whole(response, decoder, passed, telemetry, timer, base)
+    return StreamingResponse(relay(response, decoder, telemetry, origin, timer), status_code=response.status_code,
                              headers=passed)
 
 
+async def _raw_within(response: httpx.Response, timer: Deadline) -> AsyncIterator[bytes]:
+    """The answer's raw bytes as they come, each read bounded by what is left of ``timer`` (raises
+    :class:`DeadlineExceeded` past it)."""
+    pieces = response.aiter_raw()
+    while True:
+        try:
+            raw = await timer.run(pieces.__anext__())
+        except StopAsyncIteration:
+            return
+        yield raw
+
+
 async def _whole(response: httpx.Response, decoder: wire.Decoder, passed: dict[str, str],
-                 telemetry: Telemetry) -> Response:
+                 telemetry: Telemetry, timer: Deadline | None = None, base: str = "") -> Response:
     """An answer that is no stream (or an error status), read whole and passed on decoded."""
     parts = []
+    timer = timer or Deadline(None)
     try:
         # decoded incrementally under the cap: a small compressed body never inflates whole
-        async for raw in response.aiter_raw():
+        async for raw in _raw_within(response, timer):
             parts.append(decoder.decode(raw))
         parts.append(decoder.flush())
+    except DeadlineExceeded as exc:
+        telemetry.upstream_error("timeout")
+        return error_response(504, f"the upstream answer {exc}" + (f" (upstream {base})" if base else ""),
+                              "upstream_timeout")
     except httpx.HTTPError as exc:
         telemetry.upstream_error("timeout" if isinstance(exc, httpx.TimeoutException) else "stream")
         return error_response(502, f"the upstream answer broke off ({type(exc).__name__})", "upstream_error")
@@ -88,21 +148,23 @@ async def _whole(response: httpx.Response, decoder: wire.Decoder, passed: dict[s
 
 
 async def relay(response: httpx.Response, decoder: wire.Decoder, telemetry: Telemetry,
-                origin: str | None = None) -> AsyncIterator[bytes]:
-    """The upstream's event stream, decoded; a stream that breaks off (or cannot be read) ends with an error event
-    (signed with ``origin``, the middleware's secret, so that its message reaches the client: an upstream's own error
-    messages inside a guarded stream are withheld)."""
+                origin: str | None = None, timer: Deadline | None = None) -> AsyncIterator[bytes]:
+    """The upstream's event stream, decoded; a stream that breaks off, cannot be read or is not over by the deadline
+    (``timer``) ends with an error event (signed with ``origin``, the middleware's secret, so that its message
+    reaches the client: an upstream's own error messages inside a guarded stream are withheld)."""
+    timer = timer or Deadline(None)
     try:
-        async for raw in response.aiter_raw():
+        async for raw in _raw_within(response, timer):
             chunk = decoder.decode(raw)
             if chunk:
                 yield chunk
         tail = decoder.flush()
         if tail:
             yield tail
-    except (httpx.HTTPError, UnreadableError) as exc:
-        telemetry.upstream_error("timeout" if isinstance(exc, httpx.TimeoutException) else "stream")
-        what = str(exc) if isinstance(exc, UnreadableError) else f"broke off ({type(exc).__name__})"
+    except (httpx.HTTPError, UnreadableError, DeadlineExceeded) as exc:
+        timeout = isinstance(exc, (httpx.TimeoutException, DeadlineExceeded))
+        telemetry.upstream_error("timeout" if timeout else "stream")
+        what = str(exc) if isinstance(exc, (UnreadableError, DeadlineExceeded)) else f"broke off ({type(exc).__name__})"
         event: dict[str, Any] = {"error": {"message": f"the upstream stream {what}", "type": "upstream_error"}}
         if origin is not None:
             event["error"][wire.ORIGIN_KEY] = origin

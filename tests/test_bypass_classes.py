@@ -224,3 +224,51 @@ def test_a_request_body_that_trickles_in_is_refused_in_time(upstream: str, evalu
             answer = sock.recv(4096)
             assert time.perf_counter() - t0 < 5
         assert answer.startswith(b"HTTP/1.1 408") and b"did not arrive within 1 s" in answer
+
+
+# --------------------------------------------------------------------------- tool calls: parameters are no claims
+ORDINARY_CALLS = [
+    ("get_weather", {"city": "Paris", "days": 3}),
+    ("search", {"query": "refund", "limit": 10, "page": 2}),
+    ("search_orders", {"order_id": "A-1234", "include_closed": False, "max_results": 5, "top_k": 3}),
+    ("lookup", {"filters": {"page_size": 20, "sort": "desc", "tags": ["returns", "gifts"]}, "verbose": True}),
+]
+
+
+def _call(name: str, args: str) -> dict[str, Any]:
+    return chat(None, tool_calls=[{"id": "t1", "type": "function", "function": {"name": name, "arguments": args}}])
+
+
+def _streamed_call(name: str, args: str) -> list[bytes]:
+    events = [chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": "t1", "type": "function",
+                                                           "function": {"name": name, "arguments": ""}}]})]
+    events += [chunk({"tool_calls": [{"index": 0, "function": {"arguments": args[i:i + 5]}}]})
+               for i in range(0, len(args), 5)]
+    return sse(*events, chunk({}, finish="tool_calls"))
+
+
+@pytest.mark.parametrize("name, args", ORDINARY_CALLS, ids=[c[0] for c in ORDINARY_CALLS])
+def test_ordinary_tool_calls_with_control_parameters_pass(gw: tuple[str, Telemetry], name: str,
+                                                          args: dict[str, Any]) -> None:
+    """A tool call's numbers, flags, identifiers and names under parameter keys steer the call and claim nothing:
+    once "The days is 3." was judged against the passages and blocked an ordinary call."""
+    url, _ = gw
+    sid = script(dumps(_call(name, json.dumps(args))))
+    assert_delivered(post(url, sid), sid)
+    sid = script(_streamed_call(name, json.dumps(args)), ctype="text/event-stream")
+    assert_delivered(post(url, sid, stream=True), sid)
+
+
+@pytest.mark.parametrize("args", [
+    {"city": "Paris", "days": 3, "note": BAD},  # a sentence under a parameter key is prose: judged
+    {"query": BAD, "limit": 10, "page": 2},
+    {"days": 3, "answer": {"days": 90, "gift_cards": True}},  # under the answer itself every value is judged
+    {"limit": 10, "return_window_days": 90},  # a number under a key that names a fact
+    {"page": 1, "gift_cards_returnable": "yes", "shipping_to_mars_free": True},
+])
+def test_a_hallucination_beside_control_parameters_is_still_blocked(gw: tuple[str, Telemetry],
+                                                                   args: dict[str, Any]) -> None:
+    url, _ = gw
+    raw = json.dumps(args)
+    assert_blocked(post(url, script(dumps(_call("search", raw)))))
+    assert_blocked(post(url, script(_streamed_call("search", raw), ctype="text/event-stream"), stream=True))

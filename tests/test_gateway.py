@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import llm_server
@@ -144,3 +145,88 @@ def test_client_disconnect_closes_the_upstream_stream(upstream: str, evaluator: 
             time.sleep(0.05)
         assert answer in llm_server.STREAMS_CLOSED  # the upstream request was closed, not left running
         assert t.registry.get_sample_value("guardrail_checks_in_flight", LABELS) in (None, 0.0)
+
+
+# --------------------------------------------------------------------------- an upstream that trickles its answer
+def trickler(first: bytes, ctype: bytes, every: float = 0.2) -> object:
+    """An upstream that sends its headers and ``first`` at once, then one byte every ``every`` seconds for ever
+    (each read well inside any per-read timeout; whitespace in JSON, blank lines in SSE: nothing a reader refuses):
+    a slowloris answer. Records when the gateway closes its request."""
+    byte = b"\n" if ctype == b"text/event-stream" else b" "
+    import asyncio
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        while (await receive()).get("more_body"):  # the request body
+            pass
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", ctype)]})
+        await send({"type": "http.response.body", "body": first, "more_body": True})
+        while True:
+            try:
+                message = await asyncio.wait_for(receive(), every)
+            except asyncio.TimeoutError:
+                await send({"type": "http.response.body", "body": byte, "more_body": True})
+                continue
+            if message["type"] == "http.disconnect":  # the gateway closed the upstream request
+                TRICKLES_CLOSED.append(first)
+                return
+
+    return app
+
+
+TRICKLES_CLOSED: list[bytes] = []
+
+
+@contextmanager
+def deadline_gateway(upstream_app: object, evaluator: Evaluator, deadline: float,
+                     **policy: object) -> Iterator[tuple[str, Telemetry, Guard]]:
+    telemetry = Telemetry(CollectorRegistry(), route="gateway", model="fake")
+    with llm_server.serve(upstream_app) as up:
+        guard = Guard(evaluator, Policy(retrieval_relevance=None, **policy), observer=telemetry)  # type: ignore[arg-type]
+        app = create_gateway(up + "/v1", guard, telemetry, timeout=httpx.Timeout(30.0, connect=2.0),
+                             upstream_deadline=deadline)
+        with llm_server.serve(app, lifespan="on") as url:
+            yield url, telemetry, guard
+
+
+def test_an_upstream_body_that_trickles_is_cut_at_the_deadline(evaluator: Evaluator) -> None:
+    body = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": "Returns take"}}]})
+    with deadline_gateway(trickler(body[:-20].encode(), b"application/json"), evaluator, 1.0, action="block",
+                          faithfulness=0.0) as (url, t, _):
+        t0 = time.perf_counter()
+        r = httpx.post(url + "/v1/chat/completions", json={"model": "fake", "messages": MSGS, "contexts": CTX}, timeout=20)
+        assert time.perf_counter() - t0 < 5  # the 1 s deadline, not the 30 s per-read timeout, and not for ever
+        assert r.status_code == 504
+        err = r.json()["error"]
+        assert err["type"] == err["code"] == "upstream_timeout" and "1 s deadline" in err["message"], err
+        assert t.registry.get_sample_value("guardrail_upstream_errors_total", {**LABELS, "reason": "timeout"}) == 1
+    assert body[:-20].encode() in TRICKLES_CLOSED  # the upstream request was closed, not left trickling
+
+
+def test_an_upstream_stream_that_trickles_ends_at_the_deadline_with_nothing_unchecked(evaluator: Evaluator) -> None:
+
+    def event(text: str) -> bytes:
+        return ("data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "fake",
+                                       "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]})
+                + "\n\n").encode()
+
+    good, bad, threshold = split(evaluator)
+    first = event(good + " ") + event(bad[:-1])  # the second sentence is cut off: the rest trickles for ever
+    with deadline_gateway(trickler(first, b"text/event-stream"), evaluator, 1.0, action="block",
+                          faithfulness=threshold) as (url, t, _):
+        t0 = time.perf_counter()
+        r = httpx.post(url + "/v1/chat/completions", timeout=20,
+                       json={"model": "fake", "messages": MSGS, "contexts": CTX, "stream": True})
+        assert time.perf_counter() - t0 < 5
+        assert r.status_code == 200
+        events = [e for e in r.text.split("\n\n") if e.strip()]
+        assert events[-1] == "data: [DONE]" and json.loads(events[-2][6:])["choices"][0]["finish_reason"] == "content_filter"
+        answer = "".join(events[:-2])  # what passed went out, the rest did not (the reason names it, in the last chunk)
+        assert good in answer and bad[:12] not in answer
+        assert t.registry.get_sample_value("guardrail_upstream_errors_total", {**LABELS, "reason": "timeout"}) == 1
+    with deadline_gateway(trickler(first, b"text/event-stream"), evaluator, 1.0, action="flag", faithfulness=0.0) as (url, t, _):
+        r = httpx.post(url + "/v1/chat/completions", timeout=20,
+                       json={"model": "fake", "messages": MSGS, "contexts": CTX, "stream": True})
+        assert '"upstream_error"' in r.text and "did not finish within the gateway's 1 s deadline" in r.text
+        assert "x_guardrail_origin" not in r.text  # the gateway's own words: delivered, its signature stays inside
+        assert t.registry.get_sample_value("guardrail_upstream_errors_total", {**LABELS, "reason": "timeout"}) == 1
+    assert first in TRICKLES_CLOSED  # the upstream request was closed, not left trickling

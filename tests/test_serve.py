@@ -76,6 +76,7 @@ def test_guardrail_serve_runs_and_stops_cleanly() -> None:
     (["--max-response-chars", "0"], "--max-response-chars 0 is out of range"),
     (["--workers", "0"], "--workers 0 is out of range"),
     (["--timeout", "0"], "--timeout 0.0 is out of range"),
+    (["--upstream-deadline", "0"], "--upstream-deadline 0.0 is out of range: give a number from 0.1 to 86400"),
 ])
 def test_serve_refuses_bad_options_in_one_line(argv: list[str], expected: str) -> None:
     r = subprocess.run([sys.executable, "-m", "guardrail", "serve", "--demo", *argv], capture_output=True, text=True,

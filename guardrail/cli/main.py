@@ -153,7 +153,11 @@ def _serve_parser(sub: Sub[argparse.ArgumentParser]) -> None:
                      help="with --scorer-url: retries after a connection error, timeout or 5xx (then --on-error applies)")
     srv.add_argument("--route-name", default="gateway", help="the 'route' label of the metrics")
     srv.add_argument("--model-label", default="upstream", help="the 'model' label of the metrics")
-    srv.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the upstream")
+    srv.add_argument("--timeout", type=float, default=60.0,
+                     help="seconds to wait for each read of the upstream's answer (the whole answer: --upstream-deadline)")
+    srv.add_argument("--upstream-deadline", type=float, default=600.0, metavar="SECONDS",
+                     help="total seconds for one upstream answer, headers and whole body or stream (a body not "
+                          "complete by then: 504 upstream_timeout; a stream: ends with an error event)")
     srv.add_argument("--workers", type=int, default=1,
                      help="worker processes (metrics are aggregated with PROMETHEUS_MULTIPROC_DIR)")
     srv.add_argument("--max-response-chars", type=int, default=100_000,

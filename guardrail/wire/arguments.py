@@ -1,9 +1,21 @@
 """Tool-call arguments read as the text of their string values (``{"answer": "..."}`` is checked as "..."): whole
-(:func:`arguments_text`) or streamed in pieces (:class:`ArgumentsReader`)."""
+(:func:`arguments_text`) or streamed in pieces (:class:`ArgumentsReader`).
+
+A tool call's arguments are the model's request to a program, not its answer to the user: what they *state* is
+judged, what only *steers the call* is not. Judged: every string that is prose (more than one word), every key that
+is prose, and a number, boolean or one-word string under a key that says which fact it states (a descriptive key of
+two or more words, ``return_window_days``, ``gift_cards_returnable``, or a key that is the answer itself, ``answer``,
+``text``, ``final_answer``..., at any depth above it), or under no key. Not judged: the parameters of the call, a
+number, boolean or one-word string (a name, an identifier, a code, a date, an enum) under a one-word key (``days``,
+``limit``, ``page``, ``city``) or under a key made with a control word (``max_results``, ``top_k``, ``page_size``,
+``include_images``, ``order_id``: :data:`CONTROL_WORDS`). So ``get_weather({"city": "Paris", "days": 3})`` claims
+nothing, while ``{"return_window_days": 90}`` reads "The return window days is 90." and ``{"answer": "Items can be
+returned within 90 days."}`` is read as its sentence, under any key."""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 
 def arguments_text(arguments: str) -> str:
@@ -19,6 +31,21 @@ def _humanize(key: str) -> str:
 
 #: a key that names a field (``return_window_days``, ``answer``): not read as text itself
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$.\-]{0,63}")
+#: words that make a key a parameter of the call (its value steers the call, it states nothing): limits, counts,
+#: pages, sizes, identifiers, flags, formats, coordinates
+CONTROL_WORDS = frozenset("""
+id ids uuid guid idx index key page pages limit limits offset skip cursor count size length top k n num max min
+maximum minimum per timeout retries retry temperature seed verbose debug dry force recursive include exclude enable
+enabled disable disabled use allow stream async sort order asc desc lang language locale unit units format mode version
+lat lng lon latitude longitude zoom radius threshold depth width height token tokens
+""".split())
+#: head words (a key's last word) of keys whose value is the answer itself: under them every value is judged
+STATEMENT_WORDS = frozenset("""
+answer answers response responses reply text content message messages summary statement statements claim claims fact
+facts explanation conclusion conclusions finding findings verdict output
+""".split())
+#: the longest one-word string read as a parameter value (a longer one is judged as text)
+PARAMETER_MAX = 64
 _NUMBERISH = re.compile(r"[-+.0-9eE]+")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -47,6 +74,9 @@ class ArgumentsReader:
         self.done = False  # the top-level value is complete
         self.keys: list[str | None] = []  # per open container: the object's current key (None in an array)
         self.key_chars: list[str] = []  # the key being read
+        #: the characters of a string value under a parameter key while it is one word: dropped when it ends as one
+        #: word (a parameter), read as text from the first separator on (prose); None: the value is read as it comes
+        self.pending: list[str] | None = None
 
     def feed(self, piece: str) -> str:
         out: list[str] = []
@@ -72,6 +102,31 @@ class ArgumentsReader:
         if not self.is_value:
             self.key_chars.append(text)
             return
+        if self.pending is not None:
+            self.pending.append(text)
+            if _prose(text) or sum(map(len, self.pending)) > PARAMETER_MAX:
+                self._release(out)  # not one short word: prose, read as text under any key
+            return
+        self._put(text, out)
+
+    def _release(self, out: list[str]) -> None:
+        """The characters held of a string value under a parameter key, read as text after all."""
+        held, self.pending = self.pending, None
+        if held:
+            self._put("".join(held), out)
+
+    def _parameter(self) -> bool:
+        """The value being read is a parameter of the call (see the module's docstring): its nearest key is a
+        one-word or control-word identifier, and no key above it is the answer itself."""
+        keys = [k for k in self.keys if k]
+        if not keys or not all(_IDENTIFIER.fullmatch(k) for k in keys):
+            return False  # under no key, or under (or inside) a prose key: read
+        if any(_humanize(k).rpartition(" ")[2] in STATEMENT_WORDS for k in keys):
+            return False  # under the answer itself (``{"answer": {"days": 90}}``): every value is read
+        words = _humanize(keys[-1]).split()
+        return len(words) <= 1 or any(w in CONTROL_WORDS for w in words)
+
+    def _put(self, text: str, out: list[str]) -> None:
         if self.fresh:
             if self.emitted:
                 out.append("\n")
@@ -98,8 +153,8 @@ class ArgumentsReader:
         """A number or boolean value as a statement under the nearest key: ``{"return_window_days": 90}`` reads "The
     return window days is 90.", ``true`` "Return window open.", ``false`` "Not return window open." (the shapes the
     NLI model reads best among those measured)."""
-        if literal == "null":
-            return
+        if literal == "null" or self._parameter():
+            return  # a parameter of the call (``{"limit": 10}``, ``{"include_images": true}``): no claim
         key = next((k for k in reversed(self.keys) if k), None)
         if key is None:
             self._line(literal, out)
@@ -158,6 +213,7 @@ class ArgumentsReader:
         if ch == '"':
             self.in_string = False
             self.done = not self.stack
+            self.pending = None  # a one-word value under a parameter key: a parameter, not read
             if not self.is_value:
                 self._key_done(out)
             return
@@ -183,6 +239,7 @@ class ArgumentsReader:
             self.in_string = True
             self.is_value = not (self.stack and self.stack[-1] == "o" and self.expect_key)
             self.fresh = True
+            self.pending = [] if self.is_value and self._parameter() else None
         elif ch == "{":
             self.stack.append("o")
             self.keys.append(None)
@@ -207,9 +264,22 @@ class ArgumentsReader:
 
     def _broken(self, ch: str, out: list[str]) -> None:
         """Not JSON after all: the rest (and a literal being read) is checked as it comes."""
+        self._release(out)
         self.mode = "raw"
         self.in_string = False
         if self.emitted:
             out.append("\n")
         out.append(self.literal + ch)
         self.literal = ""
+
+
+def _prose(text: str) -> bool:
+    """Characters that end a one-word parameter value: whitespace, separators, control and format characters (as
+    :func:`guardrail.wire.fields.is_atom`), and letters of scripts written without spaces (a sentence there is one
+    "word")."""
+    for ch in text:
+        if ch.isspace() or unicodedata.category(ch)[0] in "ZC":
+            return True
+        if ord(ch) >= 0x0E00 and ch.isalpha():
+            return True
+    return False
