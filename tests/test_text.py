@@ -77,3 +77,39 @@ def test_sentence_windows_never_truncate() -> None:
 def test_token_windows_rejects_bad_arguments() -> None:
     with pytest.raises(ValueError, match="stride"):
         token_windows("a b", _char_tokens, 2, 3)
+
+
+
+def test_stem_keeps_nothing_for_words_it_returns_unchanged() -> None:
+    """A gateway sees new ticket numbers, order ids and reference codes in every request. stem() returns them
+    unchanged, and must not keep them: its cache held up to 65,536 of them (~150 bytes each), which was most of the
+    gateway's RSS growth in the soak (~1 MB/min at 14 streams/s, benchmarks/soak.py)."""
+    import tracemalloc
+
+    from guardrail import text
+
+    ids = [w for i in range(20_000) for w in (f"{7_000_000 + i}-{i % 5}", f"{9_000_000 + i}")]
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        assert [text.stem(w) for w in ids] == ids
+        after, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert after - before < 256 * 1024, f"stem() kept {(after - before) / 1024:.0f} KiB for 40,000 ids"
+
+
+def test_stem_cache_is_bounded() -> None:
+    from guardrail import text
+
+    text._stem_alpha.cache_clear()
+    try:
+        assert text.content_stems("Policy reference 1000123-0: ticket 1000123 refunds") == [
+            "policy", "reference", "1000123-0", "ticket", "1000123", "refund"]
+        assert text._stem_alpha.cache_info().currsize == 4  # policy, reference, ticket, refunds: the ids are not kept
+        words = [f"word{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}{chr(97 + i // 676 % 26)}{chr(97 + i // 17576)}s"
+                 for i in range(text.STEM_CACHE_SIZE + 100)]
+        assert all(text.stem(w) == w[:-1] for w in words)
+        assert text._stem_alpha.cache_info().currsize == text.STEM_CACHE_SIZE
+    finally:
+        text._stem_alpha.cache_clear()
