@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from guardrail.errors import ConfigurationError
-from guardrail.scorers.backends import BACKENDS, Backend, make_backend
+from guardrail.scorers.backends import BACKENDS, Backend, scorer_backend
 from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.hub import resolve_model_dir
 from guardrail.scorers.pool import ForwardPool
@@ -86,15 +86,9 @@ class EmbeddingScorer:
                 config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
                 max_length = min(int(max_length or 512), int(config.get("max_position_embeddings", 512)))
                 tokenizer = Tokenizer(model_dir)
-                backend = make_backend(
-                    self.backend_name, model_dir, "feature-extraction", onnx_file=self._onnx_file,
-                    threads=1 if self.pool is not None else self._threads,  # the pool runs passes side by side
-                )
-                if self.micro_batch:
-                    from guardrail.scorers.batching import MicroBatcher
-
-                    # rows of different callers share a pass only when batch_size allows it (see batch_size)
-                    backend = MicroBatcher(backend, max_batch=1 if self.batch_size == 1 else max(self.batch_size, 64))
+                backend = scorer_backend(self.backend_name, model_dir, "feature-extraction", onnx_file=self._onnx_file,
+                                         threads=self._threads, pooled=self.pool is not None,
+                                         micro_batch=self.micro_batch, batch_size=self.batch_size)
                 self._loaded = (tokenizer, backend, max_length)
             return self._loaded
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from guardrail.errors import ConfigurationError, InputError, ModelLoadError
-from guardrail.scorers.backends import BACKENDS, Backend, make_backend
+from guardrail.scorers.backends import BACKENDS, Backend, scorer_backend
 from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.hub import resolve_model_dir
 from guardrail.scorers.pool import ForwardPool
@@ -152,15 +152,9 @@ class NLIScorer:
                 # a model fine-tuned on pairs up to N tokens records N; longer inputs are windowed, not fed
                 max_length = min(self._max_length or int(extra.get("max_length", 512)), positions)
                 tokenizer = Tokenizer(model_dir)
-                backend = make_backend(
-                    self.backend_name, model_dir, "sequence-classification", onnx_file=self._onnx_file,
-                    threads=1 if self.pool is not None else self._threads,  # the pool runs passes side by side
-                )
-                if self.micro_batch:
-                    from guardrail.scorers.batching import MicroBatcher
-
-                    # rows of different callers share a pass only when batch_size allows it (see batch_size)
-                    backend = MicroBatcher(backend, max_batch=1 if self.batch_size == 1 else max(self.batch_size, 64))
+                backend = scorer_backend(self.backend_name, model_dir, "sequence-classification",
+                                         onnx_file=self._onnx_file, threads=self._threads, pooled=self.pool is not None,
+                                         micro_batch=self.micro_batch, batch_size=self.batch_size)
                 self._loaded = (model_dir, tokenizer, backend, labels, max_length, extra)
             return self._loaded
 
