@@ -95,18 +95,6 @@ class TorchBackend:
         return np.asarray(tensor.float().cpu().numpy())  # the same array, typed (torch is imported lazily)
 
 
-def scorer_backend(backend: str, model_dir: Path, task: Task, *, onnx_file: str | None, threads: int | None,
-                   pooled: bool, micro_batch: bool, batch_size: int) -> Backend:
-    """A scorer's backend as the scorers build it: one thread per pass when a ForwardPool runs passes side by side,
-    wrapped in a MicroBatcher when asked (rows of different callers share a pass only when ``batch_size`` allows)."""
-    built = make_backend(backend, model_dir, task, onnx_file=onnx_file, threads=1 if pooled else threads)
-    if not micro_batch:
-        return built
-    from guardrail.scorers.batching import MicroBatcher
-
-    return MicroBatcher(built, max_batch=1 if batch_size == 1 else max(batch_size, 64))
-
-
 def make_backend(
     backend: str, model_dir: Path, task: Task, *, onnx_file: str | None = None, threads: int | None = None
 ) -> Backend:

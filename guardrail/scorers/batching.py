@@ -16,11 +16,12 @@ import queue
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from guardrail.scorers.backends import Backend
+from guardrail.scorers.backends import Backend, Task, make_backend
 
 _STOP = object()
 
@@ -140,3 +141,13 @@ class MicroBatcher:
             for job in jobs:
                 if not job.future.done():
                     job.future.set_exception(exc)
+
+
+def scorer_backend(backend: str, model_dir: Path, task: Task, *, onnx_file: str | None, threads: int | None,
+                   pooled: bool, micro_batch: bool, batch_size: int) -> Backend:
+    """A scorer's backend as the scorers build it: one thread per pass when a ForwardPool runs passes side by side,
+    wrapped in a MicroBatcher when asked (rows of different callers share a pass only when ``batch_size`` allows)."""
+    built = make_backend(backend, model_dir, task, onnx_file=onnx_file, threads=1 if pooled else threads)
+    if not micro_batch:
+        return built
+    return MicroBatcher(built, max_batch=1 if batch_size == 1 else max(batch_size, 64))

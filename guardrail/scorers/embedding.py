@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from guardrail.errors import ConfigurationError
-from guardrail.scorers.backends import BACKENDS, Backend, scorer_backend
+from guardrail.scorers.backends import BACKENDS, Backend
+from guardrail.scorers.batching import scorer_backend
 from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.hub import resolve_model_dir
 from guardrail.scorers.pool import ForwardPool

@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from guardrail.errors import ConfigurationError, InputError, ModelLoadError
-from guardrail.scorers.backends import BACKENDS, Backend, scorer_backend
+from guardrail.scorers.backends import BACKENDS, Backend
+from guardrail.scorers.batching import scorer_backend
 from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.hub import resolve_model_dir
 from guardrail.scorers.pool import ForwardPool
