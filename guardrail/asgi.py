@@ -5,7 +5,9 @@
 For each POST to a configured route it needs the question, the contexts and the answer:
 
 - question and contexts: recorded by the endpoint during the request with :func:`record` (real RAG apps
-  retrieve inside the endpoint), else read from the JSON request body by ``request_extractor`` (default:
+  retrieve inside the endpoint, or inside their streaming response's generator: the guard reads them at a stream's
+  first answer text, or once a complete answer arrived; a later ``record()`` raises), else read from the JSON
+  request body by ``request_extractor`` (default:
   the last user message of OpenAI ``messages``, ``input`` or ``prompt``, and a ``contexts`` or ``documents`` list);
 - the answer: every choice and every assistant-visible text field of a JSON body or an SSE stream, read by
   :mod:`guardrail.wire` (chat completions, completions, Responses API), or by a custom ``response_extractor``.
@@ -54,7 +56,7 @@ from guardrail import wire
 from guardrail.access_log import log_request
 from guardrail.asgi_json import Bodiless, Passthrough, ResponseExtractor, Sniff, json_messages, refusal
 from guardrail.asgi_stream import Message, Receive, Responder, Scope, Send, header, unchecked_headers, without
-from guardrail.errors import UnreadableError
+from guardrail.errors import ConfigurationError, UnreadableError
 from guardrail.guard import Guard
 from guardrail.routes import PathError, encode_path, normalize_path, request_path, routed_path
 from guardrail.verdict import Timings, Verdict
@@ -72,6 +74,8 @@ GUARDED_ROUTES = ("/v1/chat/completions", "/v1/completions", "/v1/responses")
 class _Recording:
     query: str | None = None
     contexts: list[str] | None = None
+    #: the guard read the question and contexts (at a stream's first text, or once a complete answer arrived)
+    used: bool = False
 
 
 _current: ContextVar[_Recording | None] = ContextVar("guardrail_recording", default=None)
@@ -80,12 +84,20 @@ _current: ContextVar[_Recording | None] = ContextVar("guardrail_recording", defa
 def record(*, query: str | None = None, contexts: list[str] | None = None) -> bool:
     """Tell the middleware the question and the retrieved contexts of the current request.
 
-    Call it inside an endpoint served behind :class:`GuardrailMiddleware`. Returns False (and does
-    nothing) outside a guarded request, so the same endpoint code also runs unguarded.
+    Call it inside an endpoint served behind :class:`GuardrailMiddleware`, or inside its streaming response's
+    generator before it yields the answer's first text (events without text, such as a role chunk, may come first):
+    the guard reads the question and contexts at a stream's first text, or once a complete (JSON) answer arrived.
+    Called after that, it raises :class:`~guardrail.errors.ConfigurationError` (the answer is being checked against
+    what was known then: the request body's contexts if nothing was recorded). Returns False (and does nothing)
+    outside a guarded request, so the same endpoint code also runs unguarded.
     """
     rec = _current.get()
     if rec is None:
         return False
+    if rec.used:
+        raise ConfigurationError(
+            "guardrail.record() came after the guard read the question and contexts (at the answer's first text): "
+            "call record() before yielding the answer's text, e.g. retrieve before the streaming response starts")
     if query is not None:
         if not isinstance(query, str):
             raise TypeError("guardrail.record(query=...) takes a string")
@@ -319,6 +331,8 @@ class _Exchange:
         return await self.receive()
 
     def question_contexts(self) -> tuple[str, list[str]]:
+        """The question and contexts the answer is checked against; ``record()`` is refused from now on."""
+        self.recording.used = True
         q, c = self.recording.query, self.recording.contexts
         if q is None or c is None:
             try:

@@ -113,8 +113,27 @@ class SSEEvents:
         # one per stream: tool-call arguments arrive as pieces of JSON; echo: the request's strings (see wire.fields)
         self.deltas = wire.DeltaReader(echo=echo)
         self.template: Any = None  # the last readable payload: the stop events take its shape
+        self._peeked: tuple[wire.SSEEvent, Reading | UnreadableError] | None = None
+
+    def quiet(self, ev: wire.SSEEvent) -> bool:
+        """Read ``ev`` ahead of the gate: True when it holds no answer text and does not end the answer (it may go out
+        before the gate opens). The gate's :meth:`read` of this event then returns this reading (read once)."""
+        try:
+            reading: Reading | UnreadableError = self._read(ev)
+        except UnreadableError as exc:
+            reading = exc
+        self._peeked = (ev, reading)
+        return isinstance(reading, Reading) and not reading.ends and not any(reading.texts.values())
 
     def read(self, ev: wire.SSEEvent) -> Reading:
+        if self._peeked is not None and self._peeked[0] is ev:
+            reading, self._peeked = self._peeked[1], None
+            if isinstance(reading, UnreadableError):
+                raise reading
+            return reading
+        return self._read(ev)
+
+    def _read(self, ev: wire.SSEEvent) -> Reading:
         if ev.done:
             return Reading({}, True)
         if ev.empty:
@@ -177,7 +196,9 @@ class StreamResponder(Responder[Exchange]):
         self.buffered = buffered
         self.parser = wire.SSEParser()
         self.decoder: wire.Decoder | None = None
-        self.gate: ReleaseGate[wire.SSEEvent] | None = None  # None: the body goes out as received (unread)
+        # None: not open yet (the events before the answer's first text go out as they come), or, without an adapter,
+        # the body goes out as received (unread)
+        self.gate: ReleaseGate[wire.SSEEvent] | None = None
         self.start_msg: Message = {}
         self.out: list[bytes] = []
         self.adapter: SSEEvents | None = None
@@ -196,10 +217,17 @@ class StreamResponder(Responder[Exchange]):
                 else:  # delivered as received, marked
                     await self._start({**message, "headers": headers + unchecked_headers(verdict)})
                 return
-        question, contexts = ex.question_contexts()
-        self.adapter = SSEEvents(ex.echo())
-        self.gate = ReleaseGate(lambda: ex.guard.stream(question, contexts), self.adapter, ex.started)
+        self.adapter = SSEEvents(ex.echo())  # the gate opens at the answer's first text (see _open)
         await self._start({**message, "headers": without(headers, b"content-length", b"content-encoding")})
+
+    def _open(self, adapter: SSEEvents) -> ReleaseGate[wire.SSEEvent]:
+        """The gate, opened at the answer's first text (or its end): the question and contexts are read now, so an app
+        that retrieves inside its streaming generator and calls ``record()`` before yielding the answer's text (a
+        role chunk or comments may come first) has its contexts used; a later ``record()`` is refused."""
+        ex = self.ex
+        question, contexts = ex.question_contexts()
+        self.gate = ReleaseGate(lambda: ex.guard.stream(question, contexts), adapter, ex.started)
+        return self.gate
 
     async def _start(self, message: Message) -> None:
         if self.buffered:
@@ -218,18 +246,26 @@ class StreamResponder(Responder[Exchange]):
         return events
 
     async def body(self, data: bytes, more: bool) -> None:
-        gate = self.gate
-        if gate is None:  # unread: as received
+        adapter = self.adapter
+        if adapter is None:  # unread: as received
             await self._emit([data], final=not more)
             return
         try:
-            events = self._parse(data, more)
+            events = [_withheld(ev, self.ex.origin) for ev in self._parse(data, more)]
         except UnreadableError as exc:  # the rest cannot be read (corrupt encoding, an oversized event): it ends here
-            gate.abort(exc)
+            (self.gate or self._open(adapter)).abort(exc)
             events = []
+        early: list[bytes] = []  # before the answer's first text: no text, nothing to check, out at once
+        gate = self.gate
+        if gate is None:
+            while events and adapter.quiet(events[0]):
+                early.append(events.pop(0).raw)
+            if not events and more:
+                await self._emit(early, final=False)
+                return
+            gate = self._open(adapter)
         due = False
         for ev in events:
-            ev = _withheld(ev, self.ex.origin)
             due = gate.offer(ev) or due
             if gate.stopped:
                 break
@@ -237,7 +273,7 @@ class StreamResponder(Responder[Exchange]):
         if not gate.holds and not gate.stopped:  # flag mode: [DONE] waits for the verdict event
             self.done.extend(ev.raw for ev in items if ev.done)
             items = [ev for ev in items if not ev.done]
-        chunks = [ev.raw for ev in items]
+        chunks = early + [ev.raw for ev in items]
         if gate.stopped or (not more and gate.holds):
             last, self.ex.verdict = await gate.aend()
             await self._emit(self.done + chunks + [ev.raw for ev in last], final=True)

@@ -16,6 +16,12 @@ Needs ``guardrail[langchain]`` (``langchain-core``).
   piece goes out unchanged once its sentence passed; a failing sentence ends the stream with a chunk
   ``{"guardrail": verdict, "finish_reason": "content_filter"}`` (plus the fallback answer in fallback mode), a
   finished one with ``{"guardrail": verdict}``.
+- Every other Runnable path goes through those: ``batch``/``abatch`` (and ``*_as_completed``) through
+  ``invoke``/``ainvoke``, ``transform``/``atransform`` through ``stream``/``astream``. ``astream_events`` and
+  ``astream_log`` report the GuardedChain's own run (its input, the chunks ``astream`` released, its output or the
+  block), never the wrapped chain's runs, whose events carry the unchecked answer's tokens (also when the
+  GuardedChain runs inside a larger chain). The caller's other callback handlers (tracing,
+  ``GuardrailCallbackHandler``) still see the wrapped chain's runs.
 - ``GuardrailCallbackHandler(telemetry)`` records time to first token and generation time of every LLM call of a
   chain into the Prometheus histograms.
 """
@@ -36,8 +42,10 @@ from guardrail.telemetry import Telemetry
 from guardrail.verdict import Verdict
 
 try:
-    from langchain_core.callbacks import BaseCallbackHandler
+    from langchain_core.callbacks import (AsyncCallbackManagerForChainRun, BaseCallbackHandler, BaseCallbackManager,
+                                          CallbackManagerForChainRun)
     from langchain_core.runnables import Runnable, RunnableConfig
+    from langchain_core.runnables.config import patch_config
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise MissingDependencyError("the LangChain integration needs: pip install 'rag-guardrail[langchain]'") from exc
 
@@ -114,15 +122,23 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
         return result
 
     def invoke(self, input: ChainDict, config: RunnableConfig | None = None, **kwargs: Any) -> ChainDict:
+        return self._call_with_config(self._invoke, input, config, **kwargs)
+
+    async def ainvoke(self, input: ChainDict, config: RunnableConfig | None = None, **kwargs: Any) -> ChainDict:
+        return await self._acall_with_config(self._ainvoke, input, config, **kwargs)
+
+    def _invoke(self, input: ChainDict, run_manager: CallbackManagerForChainRun, config: RunnableConfig,
+                **kwargs: Any) -> ChainDict:
         start = time.perf_counter()
-        out = self.chain.invoke(input, config, **kwargs) if self.chain is not None else input
+        out = self.chain.invoke(input, _inner(config), **kwargs) if self.chain is not None else input
         question, contexts, answer = self._parts(out)
         total = time.perf_counter() - start
         return self._apply(out, self.guard.check(question, contexts, answer, time_to_first_token=total, generation=total))
 
-    async def ainvoke(self, input: ChainDict, config: RunnableConfig | None = None, **kwargs: Any) -> ChainDict:
+    async def _ainvoke(self, input: ChainDict, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig,
+                       **kwargs: Any) -> ChainDict:
         start = time.perf_counter()
-        out = await self.chain.ainvoke(input, config, **kwargs) if self.chain is not None else input
+        out = await self.chain.ainvoke(input, _inner(config), **kwargs) if self.chain is not None else input
         question, contexts, answer = self._parts(out)
         total = time.perf_counter() - start
         verdict = await self.guard.acheck(question, contexts, answer, time_to_first_token=total, generation=total)
@@ -130,11 +146,20 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
 
     # ----------------------------------------------------------------- streams
     def stream(self, input: ChainDict, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[ChainDict]:
+        yield from self._transform_stream_with_config(iter([input]), self._stream, config, **kwargs)
+
+    async def astream(self, input: ChainDict, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[ChainDict]:
+        async for chunk in self._atransform_stream_with_config(_one(input), self._astream, config, **kwargs):
+            yield chunk
+
+    def _stream(self, inputs: Iterator[ChainDict], run_manager: CallbackManagerForChainRun, config: RunnableConfig,
+                **kwargs: Any) -> Iterator[ChainDict]:
+        input = next(inputs)
         if self.chain is None:
-            yield self.invoke(input, config)
+            yield self._invoke(input, run_manager, config)
             return
         feed = _ChainFeed(self, input)
-        upstream = self.chain.stream(input, config, **kwargs)
+        upstream = self.chain.stream(input, _inner(config), **kwargs)
         items = (item for chunk in upstream for item in feed.split(chunk))
         head = yield from feed.before_answer(items)
         gate = feed.gate()
@@ -146,12 +171,14 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
         yield from GatedStream(itertools.chain(head, items), gate, close=close)
         yield from feed.last(gate)
 
-    async def astream(self, input: ChainDict, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[ChainDict]:
+    async def _astream(self, inputs: AsyncIterator[ChainDict], run_manager: AsyncCallbackManagerForChainRun,
+                       config: RunnableConfig, **kwargs: Any) -> AsyncIterator[ChainDict]:
+        input = await inputs.__anext__()
         if self.chain is None:
-            yield await self.ainvoke(input, config)
+            yield await self._ainvoke(input, run_manager, config)
             return
         feed = _ChainFeed(self, input)
-        upstream = self.chain.astream(input, config, **kwargs)
+        upstream = self.chain.astream(input, _inner(config), **kwargs)
         items = feed.asplit(upstream)
         head: list[ChainDict] = []
         async for item in items:  # as feed.before_answer, for an async source
@@ -171,6 +198,35 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
             yield item
         for item in feed.last(gate):
             yield item
+
+
+def _inner(config: RunnableConfig) -> RunnableConfig:
+    """The config the wrapped chain runs with: a child run of the GuardedChain's, reported to the caller's callback
+    handlers (tracing, :class:`GuardrailCallbackHandler`) but not to the handlers that stream runs to the caller
+    (``astream_events``, ``astream_log``, at any depth): those would hand over the unchecked answer's tokens. What
+    those streams report of a GuardedChain is its own run: its input, the chunks ``stream``/``astream`` released
+    and its output (or the block)."""
+    callbacks = config.get("callbacks")
+    if isinstance(callbacks, BaseCallbackManager):  # (always, under the GuardedChain's run)
+        manager = callbacks.copy()
+        for handler in [*manager.handlers, *manager.inheritable_handlers]:
+            if _streams_runs(handler):
+                manager.remove_handler(handler)
+        return patch_config(config, callbacks=manager)
+    inner = config.copy()
+    if isinstance(callbacks, list):
+        inner["callbacks"] = [h for h in callbacks if not _streams_runs(h)]
+    return inner
+
+
+def _streams_runs(handler: Any) -> bool:
+    """A handler that turns runs into a stream for the caller (langchain-core's ``_StreamingCallbackHandler`` mixin of
+    the ``astream_events`` and ``astream_log`` handlers, read by what it does)."""
+    return callable(getattr(handler, "tap_output_aiter", None)) or callable(getattr(handler, "tap_output_iter", None))
+
+
+async def _one(item: ChainDict) -> AsyncIterator[ChainDict]:
+    yield item
 
 
 async def _prepend(head: Iterable[ChainDict], rest: AsyncIterable[ChainDict]) -> AsyncIterator[ChainDict]:

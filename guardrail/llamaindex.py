@@ -10,15 +10,19 @@ source nodes as the contexts. Needs ``guardrail[llamaindex]`` (``llama-index-cor
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import time
+from collections.abc import AsyncGenerator, Generator, Sequence
 from typing import Any
 
 from guardrail.checks.evaluator import Evaluator
-from guardrail.errors import GuardrailBlocked, MissingDependencyError
+from guardrail.decorator import DEFAULT_STOP_MARKER, AsyncGuardedIterator, GuardedIterator, _TextChunks
+from guardrail.errors import ConfigurationError, GuardrailBlocked, MissingDependencyError, UnreadableError
 from guardrail.guard import Guard
-from guardrail.verdict import Verdict
+from guardrail.stream.release import ReleaseGate
+from guardrail.verdict import Timings, Verdict
 
 try:
+    from llama_index.core.base.response.schema import AsyncStreamingResponse, StreamingResponse
     from llama_index.core.evaluation import BaseEvaluator, EvaluationResult
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise MissingDependencyError("the LlamaIndex integration needs: pip install 'rag-guardrail[llamaindex]'") from exc
@@ -84,12 +88,30 @@ class GuardrailRelevancyEvaluator(_GuardrailEvaluator):
 
 
 class GuardedQueryEngine:
-    """Wraps a LlamaIndex query engine: each response is checked against its own source nodes. The verdict is in
-    ``response.metadata["guardrail"]``; block raises GuardrailBlocked; fallback replaces the response text."""
+    """Wraps a LlamaIndex query engine: each answer is checked against its own source nodes.
 
-    def __init__(self, query_engine: Any, guard: Guard) -> None:
+    - ``query``/``aquery`` and ``synthesize``/``asynthesize`` (a query bundle and the nodes to answer from: the
+      nodes are the contexts) are guarded alike. The verdict is in ``response.metadata["guardrail"]``; block raises
+      :class:`GuardrailBlocked`; fallback replaces the response text.
+    - A streaming engine (``streaming=True``: a ``StreamingResponse`` or ``AsyncStreamingResponse``) has its
+      ``response_gen`` released sentence by sentence through the same :class:`~guardrail.stream.release.ReleaseGate`
+      as the other integrations (as ``@guarded`` streams): in block / fallback mode a token goes out once its
+      sentence passed; at the first unsupported sentence the stream ends with a
+      :class:`~guardrail.decorator.StreamStopped` token (``stop_marker`` in block mode, the fallback message in
+      fallback mode). ``str(response)``, ``get_response()`` and ``print_response_stream()`` read the same guarded
+      tokens. The verdict is put in ``response.metadata["guardrail"]`` once the stream ended.
+    - Other attributes of the wrapped engine are forwarded only when they produce no answer text (``retrieve``,
+      ``aretrieve``, ``retriever``, ``callback_manager``, ``get_prompts``, ``update_prompts``); any other one (e.g.
+      ``with_retriever``, which returns an unguarded engine) is refused with a :class:`ConfigurationError` that names
+      the guarded calls. The unguarded engine stays reachable, on purpose, as ``query_engine``.
+    - A response whose answer is not text (e.g. a ``PydanticResponse``) cannot be read: the policy's ``on_error``
+      applies (blocked by default in block mode).
+    """
+
+    def __init__(self, query_engine: Any, guard: Guard, *, stop_marker: str = DEFAULT_STOP_MARKER) -> None:
         self.query_engine = query_engine
         self.guard = guard
+        self.stop_marker = stop_marker
 
     @staticmethod
     def _contexts(response: Any) -> list[str]:
@@ -103,14 +125,103 @@ class GuardedQueryEngine:
         response.metadata = {**(response.metadata or {}), "guardrail": verdict}
         return response
 
-    def query(self, query: str) -> Any:
-        response = self.query_engine.query(query)
-        return self._apply(response, self.guard.check(query, self._contexts(response), str(response.response or "")))
+    def _stream(self, question: str, response: Any, start: float) -> Any:
+        """A streaming response with its tokens released through a :class:`ReleaseGate`."""
+        contexts = self._contexts(response)
+        gate = ReleaseGate(lambda: self.guard.stream(question, contexts), _TextChunks(self.stop_marker), start)
 
-    async def aquery(self, query: str) -> Any:
-        response = await self.query_engine.aquery(query)
-        verdict = await self.guard.acheck(query, self._contexts(response), str(response.response or ""))
+        def on_verdict(verdict: Verdict) -> None:
+            response.metadata = {**(response.metadata or {}), "guardrail": verdict}
+
+        source = response.response_gen
+        if isinstance(response, AsyncStreamingResponse):
+            response.response_gen = _agen(AsyncGuardedIterator(source, gate, close=getattr(source, "aclose", None),
+                                                               on_verdict=on_verdict))
+        else:
+            response.response_gen = _gen(GuardedIterator(source, gate, close=getattr(source, "close", None),
+                                                         on_verdict=on_verdict))
+        return response
+
+    def _checked(self, question: str, response: Any, start: float) -> Any:
+        if isinstance(response, (StreamingResponse, AsyncStreamingResponse)):
+            return self._stream(question, response, start)
+        total = time.perf_counter() - start
+        text = getattr(response, "response", None)
+        if text is not None and not isinstance(text, str):
+            return self._apply(response, self._unreadable(response, total))
+        return self._apply(response, self.guard.check(question, self._contexts(response), text or "",
+                                                      time_to_first_token=total, generation=total))
+
+    async def _achecked(self, question: str, response: Any, start: float) -> Any:
+        if isinstance(response, (StreamingResponse, AsyncStreamingResponse)):
+            return self._stream(question, response, start)
+        total = time.perf_counter() - start
+        text = getattr(response, "response", None)
+        if text is not None and not isinstance(text, str):
+            return self._apply(response, self._unreadable(response, total))
+        verdict = await self.guard.acheck(question, self._contexts(response), text or "", time_to_first_token=total,
+                                          generation=total)
         return self._apply(response, verdict)
 
+    def _unreadable(self, response: Any, total: float) -> Verdict:
+        exc = UnreadableError(f"a {type(response).__name__} whose answer is a {type(response.response).__name__}, not "
+                              "text: guardrail cannot read it")
+        return self.guard.report(self.guard.error_verdict(exc, "", timings=Timings(0.0, total, total)))
+
+    def query(self, query: Any) -> Any:
+        start = time.perf_counter()
+        return self._checked(_question(query), self.query_engine.query(query), start)
+
+    async def aquery(self, query: Any) -> Any:
+        start = time.perf_counter()
+        return await self._achecked(_question(query), await self.query_engine.aquery(query), start)
+
+    def synthesize(self, query_bundle: Any, nodes: Any, additional_source_nodes: Any = None) -> Any:
+        """The wrapped engine's ``synthesize``, checked against the nodes it answered from (its source nodes)."""
+        start = time.perf_counter()
+        response = self.query_engine.synthesize(query_bundle, nodes, additional_source_nodes)
+        return self._checked(_question(query_bundle), response, start)
+
+    async def asynthesize(self, query_bundle: Any, nodes: Any, additional_source_nodes: Any = None) -> Any:
+        start = time.perf_counter()
+        response = await self.query_engine.asynthesize(query_bundle, nodes, additional_source_nodes)
+        return await self._achecked(_question(query_bundle), response, start)
+
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # private and protocol names (copy, pickle) are not the engine's API
+            raise AttributeError(f"GuardedQueryEngine has no attribute {name!r}; answers come from query/aquery or "
+                                 "synthesize/asynthesize")
+        if name not in _FORWARDED:
+            raise ConfigurationError(
+                f"query_engine.{name} is not guarded by GuardedQueryEngine: it could return the model's answer "
+                "unchecked. Use query/aquery (streaming engines too) or synthesize/asynthesize; wrap another engine "
+                "in its own GuardedQueryEngine")
         return getattr(self.query_engine, name)
+
+
+#: what GuardedQueryEngine forwards to the wrapped engine: attributes that produce no answer text
+_FORWARDED = frozenset({"retrieve", "aretrieve", "retriever", "callback_manager", "get_prompts", "update_prompts"})
+
+
+def _question(query: Any) -> str:
+    """The question of a ``query``: a string or a ``QueryBundle`` (its ``query_str``)."""
+    text = query if isinstance(query, str) else getattr(query, "query_str", None)
+    if not isinstance(text, str):
+        raise ConfigurationError(f"a query is a string or a QueryBundle, got {type(query).__name__}")
+    return text
+
+
+def _gen(tokens: GuardedIterator) -> Generator[str, None, None]:
+    """The guarded tokens as the generator a ``StreamingResponse`` holds (closing it stops the model's stream)."""
+    try:
+        yield from tokens
+    finally:
+        tokens.close()
+
+
+async def _agen(tokens: AsyncGuardedIterator) -> AsyncGenerator[str, None]:
+    try:
+        async for token in tokens:
+            yield token
+    finally:
+        await tokens.aclose()

@@ -347,3 +347,64 @@ def test_held_stream_with_an_unreadable_part_fail_open_says_so(evaluator: Evalua
     r = client.post("/ask-stream", json={"question": "q", "encoding": "x-custom"})
     assert r.status_code == 200 and r.content == expected and b"[DONE]" in expected
     assert (r.headers["x-guardrail-action"], r.headers["x-guardrail-outcome"]) == ("pass", "unchecked")
+
+
+GIFT_CARDS = ["Gift cards cannot be returned."]
+ROLE_CHUNK = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+              "choices": [{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}]}
+
+
+async def ask_retrieving(request: Request) -> Response:
+    """A streaming RAG endpoint that retrieves inside its generator, after a keep-alive comment and the role chunk,
+    and records then (``late``: after the answer's first text)."""
+    body = await request.json()
+    docs = DOCS if body["retrieves"] == "returns" else GIFT_CARDS
+
+    async def events():  # type: ignore[no-untyped-def]
+        yield ": keep-alive\n\n"
+        yield f"data: {json.dumps(ROLE_CHUNK)}\n\n"
+        if not body.get("late"):
+            record(query=body["question"], contexts=docs)
+        for i in range(0, len(ANSWER), 6):
+            piece = {"index": 0, "delta": {"content": ANSWER[i : i + 6]}, "finish_reason": None}
+            chunk = {**ROLE_CHUNK, "choices": [piece]}
+            yield f"data: {json.dumps(chunk)}\n\n"
+            if body.get("late"):
+                record(query=body["question"], contexts=docs)
+        yield f"data: {json.dumps({**ROLE_CHUNK, 'choices': [{'index': 0, 'delta': {}, 'finish_reason': 'stop'}]})}\n\n"
+        yield "data: [DONE]\n\n"
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
+@pytest.fixture(scope="module")
+def real_evaluator() -> Evaluator:
+    from guardrail.scorers.nli import default_nli_model
+
+    return Evaluator(nli=NLIScorer(default_nli_model()))
+
+
+def test_record_inside_a_streaming_generator_is_used(real_evaluator: Evaluator) -> None:
+    """record() called in the response's generator before the answer's first text (a comment and the role chunk went
+    out already) is what the answer is checked against, not the contexts the client sent; a later record() is
+    refused. Before: the client's contexts were used (read at the first bytes), so a client could pass its own."""
+    from guardrail.errors import ConfigurationError
+
+    def run(app: Any, **body: Any) -> Any:
+        return TestClient(app).post("/ask-retrieving", json={"question": "How long do I have to return an item?",
+                                                             **body})
+
+    bare = Starlette(routes=[Route("/ask-retrieving", ask_retrieving, methods=["POST"])])
+    guard = Guard(real_evaluator, Policy(action="block", retrieval_relevance=None))
+    guarded = GuardrailMiddleware(bare, guard, routes=["/ask-retrieving"])
+    # the app retrieved passages that do not support the answer; the client sends some that do: blocked
+    r = run(guarded, retrieves="gift cards", contexts=DOCS)
+    payloads = sse_payloads(r)
+    assert payloads[0] == ROLE_CHUNK and r.text.startswith(": keep-alive\n\n")  # what precedes the text goes out
+    assert streamed_text(payloads) == "" and payloads[-1]["choices"][0]["finish_reason"] == "content_filter"
+    # the faithful twin: the app's passages support it (the client's do not): delivered byte for byte
+    expected = run(bare, retrieves="returns", contexts=GIFT_CARDS).content
+    assert run(guarded, retrieves="returns", contexts=GIFT_CARDS).content == expected
+    assert streamed_text(sse_payloads(run(guarded, retrieves="returns", contexts=GIFT_CARDS))) == ANSWER
+    with pytest.raises(ConfigurationError, match=r"record\(\) came after"):
+        run(guarded, retrieves="gift cards", contexts=DOCS, late=True)

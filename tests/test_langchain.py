@@ -135,3 +135,67 @@ def test_stream_reads_message_blocks_and_generation_chunks(evaluator: Evaluator,
     assert chunks[-1]["guardrail"].action == "pass" and chunks[-1]["guardrail"].outcome == "passed"
     out = chain.invoke(QUESTION)  # the whole answer of an invoke is read the same way
     assert out["guardrail"].outcome == "passed"
+
+
+def leaked(value: Any) -> bool:
+    """The hallucinated sentence anywhere in what a caller got, except quoted in the verdict's reason."""
+    return "Mars is free for every" in repr(value).replace('"Shipping to Mars is free for every customer." is', "")
+
+
+@pytest.mark.filterwarnings("ignore::langchain_core._api.deprecation.LangChainDeprecationWarning")  # v1, astream_log
+@pytest.mark.parametrize("nested", [False, True], ids=["guarded-chain", "inside-a-larger-chain"])
+def test_astream_events_report_the_guarded_run_only(evaluator: Evaluator, nested: bool) -> None:
+    """astream_events (v1, v2) and astream_log never hand over the wrapped chain's tokens: only what astream released
+    (before: every inner run's on_chat_model_stream / on_chain_stream events, the hallucination included)."""
+    def runnable(answer: str) -> Any:
+        chain, _ = make(evaluator, answer)
+        return RunnableLambda(lambda x: x) | chain if nested else chain
+
+    async def events(answer: str, version: str) -> list[dict[str, Any]]:
+        return [e async for e in runnable(answer).astream_events(QUESTION, version=version)]  # type: ignore[arg-type]
+
+    async def log(answer: str) -> list[Any]:
+        return [patch async for patch in runnable(answer).astream_log(QUESTION)]
+
+    def streamed(events: list[dict[str, Any]]) -> str:
+        return "".join(e["data"]["chunk"].get("answer", "") for e in events
+                       if e["event"] == "on_chain_stream" and e["name"] == "GuardedChain")
+
+    for version in ("v1", "v2"):
+        bad = asyncio.run(events(BAD, version))
+        assert not leaked(bad) and streamed(bad) == "Items can be returned within 30 days of delivery. "
+        assert any(e["event"] == "on_chain_stream" and e["data"]["chunk"].get("finish_reason") == "content_filter"
+                   for e in bad)
+        good = asyncio.run(events(GOOD, version))  # the faithful twin: every token, and the retriever's run
+        assert streamed(good) == GOOD
+        assert [e["data"]["output"]["guardrail"].action for e in good
+                if e["event"] == "on_chain_end" and e["name"] == "GuardedChain"] == ["pass"]
+    for answer, text in ((BAD, "Items can be returned within 30 days of delivery. "), (GOOD, GOOD)):
+        patches = asyncio.run(log(answer))
+        run = sum(patches[1:], patches[0])  # the RunLog a caller builds from the patches
+        assert not leaked(patches) and "".join(c.get("answer", "") for c in run.state["streamed_output"]) == text
+
+
+def test_every_other_runnable_path_is_guarded(evaluator: Evaluator) -> None:
+    """batch/abatch (as completed too) and transform/atransform go through invoke/stream; callbacks given to the
+    GuardedChain still see the wrapped chain's LLM calls."""
+    def chain(answer: str) -> GuardedChain:
+        return make(evaluator, answer)[0]
+
+    async def atransform(answer: str) -> list[dict[str, Any]]:
+        async def inputs() -> Any:
+            yield QUESTION
+        return [c async for c in chain(answer).atransform(inputs())]
+
+    assert isinstance(chain(BAD).batch([QUESTION], return_exceptions=True)[0], GuardrailBlocked)
+    assert isinstance(asyncio.run(chain(BAD).abatch([QUESTION], return_exceptions=True))[0], GuardrailBlocked)
+    assert isinstance(list(chain(BAD).batch_as_completed([QUESTION], return_exceptions=True))[0][1], GuardrailBlocked)
+    for chunks in (list(chain(BAD).transform(iter([QUESTION]))), asyncio.run(atransform(BAD))):
+        assert not leaked(chunks) and chunks[-1]["finish_reason"] == "content_filter"
+    assert chain(GOOD).batch([QUESTION])[0]["answer"] == GOOD
+    for chunks in (list(chain(GOOD).transform(iter([QUESTION]))), asyncio.run(atransform(GOOD))):
+        assert "".join(c.get("answer", "") for c in chunks) == GOOD and chunks[-1]["guardrail"].action == "pass"
+    telemetry = Telemetry(CollectorRegistry(), route="lc", model="fake")
+    chain(GOOD).invoke(QUESTION, config={"callbacks": [GuardrailCallbackHandler(telemetry)]})
+    assert telemetry.registry.get_sample_value("guardrail_generation_duration_seconds_count",
+                                               {"route": "lc", "model": "fake"}) == 1

@@ -71,3 +71,80 @@ def test_guarded_query_engine(evaluator: Evaluator) -> None:
     fallback = Guard(evaluator, Policy(action="fallback", retrieval_relevance=None))
     r = asyncio.run(GuardedQueryEngine(engine(BAD), fallback).aquery("How long do returns take?"))
     assert "Mars" not in str(r) and r.metadata["guardrail"].action == "fallback"
+
+
+class TokenLLM(ScriptedLLM):
+    """Streams its answer word by word (as a real model does)."""
+
+    @llm_completion_callback()
+    def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
+        text = ""
+        for word in self.answer.split(" "):
+            delta = (" " if text else "") + word
+            text += delta
+            yield CompletionResponse(text=text, delta=delta)
+
+
+TWO = GOOD + " Shipping to Mars is free for every customer."  # a supported sentence, then a made-up one
+
+
+def streaming_engine(answer: str) -> Any:
+    index = VectorStoreIndex.from_documents([Document(text=d) for d in DOCS], embed_model=MockEmbedding(embed_dim=8))
+    return index.as_query_engine(llm=TokenLLM(answer=answer), similarity_top_k=2, streaming=True)
+
+
+async def atokens(response: Any) -> list[str]:
+    return [t async for t in response.response_gen]
+
+
+@pytest.mark.parametrize("action", ["block", "fallback"])
+def test_streaming_query_engine_releases_passed_sentences_then_stops(evaluator: Evaluator, action: str) -> None:
+    """A streaming engine's tokens go through the ReleaseGate (before: AttributeError on StreamingResponse.response)."""
+    from guardrail.decorator import DEFAULT_STOP_MARKER, StreamStopped
+
+    guard = Guard(evaluator, Policy(action=action, retrieval_relevance=None))
+    end = DEFAULT_STOP_MARKER if action == "block" else guard.policy.fallback_message
+    bad = GuardedQueryEngine(streaming_engine(TWO), guard)
+    for response, tokens in ((r := bad.query("How long do returns take?"), list(r.response_gen)),
+                             (r := asyncio.run(bad.aquery("How long do returns take?")), asyncio.run(atokens(r)))):
+        assert "".join(tokens) == GOOD + " " + end and isinstance(tokens[-1], StreamStopped)
+        assert response.metadata["guardrail"].action == action and tokens[-1].verdict.action == action
+    assert "Mars" not in str(bad.query("How long do returns take?"))  # str() reads the guarded tokens too
+    good = GuardedQueryEngine(streaming_engine(GOOD), guard)  # the faithful twin: every token, unchanged
+    r = good.query("How long do returns take?")
+    tokens = list(r.response_gen)
+    assert len(tokens) > 1 and "".join(tokens) == GOOD and r.metadata["guardrail"].action == "pass"
+    r = asyncio.run(good.aquery("How long do returns take?"))
+    assert "".join(asyncio.run(atokens(r))) == GOOD and r.metadata["guardrail"].action == "pass"
+
+
+def test_synthesize_is_guarded_like_query(evaluator: Evaluator) -> None:
+    """synthesize/asynthesize answer from the given nodes: checked against them (before: forwarded unchecked)."""
+    from llama_index.core import QueryBundle
+
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    question = QueryBundle("How long do returns take?")
+    bad = GuardedQueryEngine(engine(BAD), guard)
+    nodes = bad.retrieve(question)  # retrieval produces no answer: forwarded
+    assert sorted(n.node.get_content() for n in nodes) == sorted(DOCS)
+    with pytest.raises(GuardrailBlocked, match="Mars"):
+        bad.synthesize(question, nodes)
+    with pytest.raises(GuardrailBlocked, match="Mars"):
+        asyncio.run(bad.asynthesize(question, nodes))
+    streamed = GuardedQueryEngine(streaming_engine(TWO), guard).synthesize(question, nodes)
+    assert "Mars" not in str(streamed) and streamed.metadata["guardrail"].action == "block"
+    good = GuardedQueryEngine(engine(GOOD), guard)
+    for r in (good.synthesize(question, nodes), asyncio.run(good.asynthesize(question, nodes)),
+              good.query(question)):  # a QueryBundle is a query too: its query_str is the question
+        assert str(r) == GOOD and r.metadata["guardrail"].action == "pass"
+
+
+def test_only_answer_free_attributes_are_forwarded(evaluator: Evaluator) -> None:
+    """An engine method the wrapper does not guard is refused by name, never forwarded unchecked."""
+    from guardrail.errors import ConfigurationError
+
+    guarded = GuardedQueryEngine(engine(BAD), Guard(evaluator, Policy(action="block", retrieval_relevance=None)))
+    with pytest.raises(ConfigurationError, match="with_retriever is not guarded.*query/aquery"):
+        guarded.with_retriever(guarded.retriever)
+    assert guarded.get_prompts() and guarded.callback_manager is not None
+    assert not hasattr(guarded, "_query")  # private names are not the engine's API (hasattr, copy still work)
