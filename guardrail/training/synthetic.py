@@ -384,46 +384,66 @@ def _subject_predicate(sentence: str) -> tuple[str, str] | None:
     words = subject.split()
     if not 1 <= len(words) <= 8 or "," in subject or _PRONOUN_SUBJECT.match(subject) or not subject[0].isupper():
         return None
+    if any(_PRONOUN_SUBJECT.fullmatch(w) or (w.islower() and w.endswith("ed")) for w in words[1:]):
+        return None  # "Chesebro claimed he": a clause, not a subject
     if len(predicate.split()) < 3 or not predicate.endswith("."):
         return None
     return subject, predicate
+
+
+def _is_name(subject: str) -> bool:
+    return all(w[:1].isupper() or w in _FUNCTION_WORDS for w in subject.split())
+
+
+def _anaphoric(subject: str) -> bool:
+    """"The film", "This company": a description that may name an entity mentioned before it."""
+    words = subject.split()
+    return len(words) <= 3 and words[0].lower() in ("the", "this", "these", "that") and all(w.islower() for w in words[1:])
+
+
+def _may_corefer(a: str, b: str) -> bool:
+    """"Entourage" and "The film" in neighbouring sentences are likely the same thing: never swapped."""
+    return (_is_name(a) and _anaphoric(b)) or (_is_name(b) and _anaphoric(a))
 
 
 def _content(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _FUNCTION_WORDS}
 
 
-def recombinations(pairs: Sequence[Pair], n: int, *, seed: int = 13) -> list[Pair]:
+def recombinations(pairs: Sequence[Pair], n: int, *, seed: int = 13, span: int = 3, per_source: int = 3) -> list[Pair]:
     """Up to ``n`` pairs whose hypothesis joins the subject of one premise sentence to the predicate of another:
     "The battery has a two-year warranty." against "The laptop has a two-year warranty. The battery is covered for
     one year.", "Our main office opened in Lisbon in 2021." against "Our main office is in Berlin. We opened a support
     center in Lisbon in 2021.". Every word of the hypothesis is in the premise, so overlap cannot decide; a model
-    that reads premises as bags of phrases entails them (v3 did, at 0.87-0.93).
+    that reads premises as bags of phrases entails them (v3 did, at 0.85-0.93).
 
-    Shares: a third the premise's own sentence rebuilt (entailed: the same subject and predicate together), two
-    thirds a recombination (not entailed, 2-way). Two subjects that share a content word ("The laptop" / "The laptop
-    battery") are never swapped (the result may be true), nor are pronoun subjects (whose referent is unknown).
+    The premise is the few sentences (at most ``span``) from the first of the two to the second, as the guard reads a
+    context: a sentence with its neighbours; up to ``per_source`` pairs of sentences per source premise. Shares: a third the premise's own sentence rebuilt (entailed: the same
+    subject and predicate together), two thirds a recombination (not entailed, 2-way). Two subjects that share a
+    content word ("The laptop" / "The laptop battery") are never swapped (the result may be true), nor are pronoun
+    subjects (whose referent is unknown).
     """
     rng = random.Random(seed)
-    premises = sorted({p.premise for p in pairs if 80 <= len(p.premise) <= 1500})
-    rng.shuffle(premises)
+    sources = sorted({p.premise for p in pairs if 80 <= len(p.premise) <= 3000})
+    rng.shuffle(sources)
     out: list[Pair] = []
     swapped = 0
-    for i, premise in enumerate(premises):
+    for i, source in enumerate(sources):
         if len(out) >= n:
             break
-        parts = [sp for s in split_sentences(premise) if (sp := _subject_predicate(s.of(premise))) is not None]
-        if len(parts) < 2:
-            continue
-        (s1, p1), (s2, p2) = rng.sample(parts, 2)
-        if _content(s1) & _content(s2) or not _content(s1) or _content(p1) == _content(p2):
-            continue
-        if len(out) - swapped < swapped / 2:  # one rebuilt for every two recombined
-            out.append(Pair(premise, f"{s2} {p2}", 0, True, "recombine_keep", f"recombine:{i}"))
-            continue
-        hypothesis = f"{s1} {p2}"
-        if hypothesis.lower() in premise.lower():
-            continue
-        out.append(Pair(premise, hypothesis, 1, True, "recombine", f"recombine:{i}"))
-        swapped += 1
-    return out
+        sentences = [x.of(source) for x in split_sentences(source)]
+        parts = [(k, sp) for k, x in enumerate(sentences) if (sp := _subject_predicate(x)) is not None]
+        close = [(a, b) for a in parts for b in parts if 0 < abs(a[0] - b[0]) < span]
+        for (k1, (s1, p1)), (k2, (s2, p2)) in rng.sample(close, min(per_source, len(close))):
+            if _content(s1) & _content(s2) or not _content(s1) or _content(p1) == _content(p2) or _may_corefer(s1, s2):
+                continue
+            premise = " ".join(sentences[min(k1, k2) : max(k1, k2) + 1])
+            if len(out) - swapped < swapped / 2:  # one rebuilt for every two recombined
+                out.append(Pair(premise, f"{s2} {p2}", 0, True, "recombine_keep", f"recombine:{i}:{k2}"))
+                continue
+            hypothesis = f"{s1} {p2}"
+            if hypothesis.lower() in premise.lower():
+                continue
+            out.append(Pair(premise, hypothesis, 1, True, "recombine", f"recombine:{i}:{k1}:{k2}"))
+            swapped += 1
+    return out[:n]
