@@ -36,7 +36,8 @@ GOOD = "Items can be returned within 30 days of delivery."
 GOOD2 = "Refunds are issued to the original payment method within 5 business days."
 BAD = "Our headquarters moved to Lisbon in 1987."
 BAD2 = "Penguins can fly faster than jets."
-LIMIT = 0.5  # faithful sentences score 1.0, unsupported ones < 0.05: one of three fails "any", not the mean
+LIMIT = 0.5  # faithful sentences score 1.0, unsupported ones < 0.1: one of three fails "any", not the mean (>= 0.67);
+# two of three fail both (mean <= 0.4)
 
 MIXED = f"{GOOD} {BAD} {GOOD2}"  # mean 0.67: passes the mean, fails "any"
 WEAK = f"{GOOD} {BAD} {BAD2}"  # mean 0.33: fails both
@@ -82,7 +83,7 @@ def test_the_premise(evaluator: Evaluator) -> None:
         assert check.run(Q, CTX, sentence).score == 1.0
     for sentence in (BAD, BAD2):
         score = check.run(Q, CTX, sentence).score
-        assert score is not None and score < 0.05, (sentence, score)
+        assert score is not None and score < 0.1, (sentence, score)
 
 
 def stream_events(r: httpx.Response) -> tuple[str, dict[str, Any]]:

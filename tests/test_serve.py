@@ -63,7 +63,8 @@ def test_guardrail_serve_runs_and_stops_cleanly() -> None:
     assert len(requests) == 1, err
     rec = requests[0]
     assert rec["route"] == "/v1/chat/completions" and rec["status"] == 400 and rec["action"] == "block"
-    assert rec["outcome"] == "failed" and 0 <= rec["faithfulness"] < 0.5 and rec["check_ms"] > 0
+    # faithfulness is the mean over the answer's sentences: the demo's faithful first one and the hallucination
+    assert rec["outcome"] == "failed" and 0 <= rec["faithfulness"] < 0.75 and rec["check_ms"] > 0
     assert rec["total_ms"] >= rec["check_ms"] and rec["upstream_first_byte_ms"] is not None
     assert rec["level"] == "info" and rec["logger"] == "guardrail.access"
     assert "demo-hallucinate" not in json.dumps(requests)  # nothing of the request or the answer
