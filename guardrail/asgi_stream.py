@@ -148,7 +148,13 @@ class SSEEvents:
         texts: dict[int, str] = {}
         for d in deltas:
             texts[d.index] = texts.get(d.index, "") + d.text
-        return Reading(texts, any(d.finish is not None for d in deltas))
+        # an event whose tool-call arguments end inside a key, a held value or a number goes out with the answer's
+        # end: what it carries is read only with a later event
+        return Reading(texts, any(d.finish is not None for d in deltas) or self.deltas.holding)
+
+    def flush(self) -> dict[int, str]:
+        """Text still held by unfinished tool-call arguments when the stream ends (read before the verdict)."""
+        return self.deltas.flush()
 
     def cut(self, ev: wire.SSEEvent, choice: int, text: str) -> wire.SSEEvent | None:
         if not wire.only_content(ev.payload):

@@ -85,7 +85,11 @@ class _SDKChunks:
         texts: dict[int, str] = {}
         for d in deltas:  # every choice, whatever was asked for: the upstream decides how many it sends
             texts[d.index] = texts.get(d.index, "") + d.text
-        return Reading(texts, any(d.finish is not None for d in deltas))
+        return Reading(texts, any(d.finish is not None for d in deltas) or self.deltas.holding)
+
+    def flush(self) -> dict[int, str]:
+        """Text still held by unfinished tool-call arguments when the stream ends."""
+        return self.deltas.flush()
 
     def cut(self, chunk: Any, choice: int, text: str) -> Any:
         if not wire.only_content(_dump(chunk)):

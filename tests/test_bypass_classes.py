@@ -272,3 +272,42 @@ def test_a_hallucination_beside_control_parameters_is_still_blocked(gw: tuple[st
     raw = json.dumps(args)
     assert_blocked(post(url, script(dumps(_call("search", raw)))))
     assert_blocked(post(url, script(_streamed_call("search", raw), ctype="text/event-stream"), stream=True))
+
+
+TRUNCATED_ARGUMENTS = [  # a model cut off at max_tokens: the JSON never closes, what it holds is still read
+    '{"Gift cards can be returned within 90 days and shipping to Mars is free',
+    '{"note": "Gift-cards-returnable-within-90-days-shipping-to-Mars-free',
+    '{"return_window_days": 90',
+]
+
+
+@pytest.mark.parametrize("raw", TRUNCATED_ARGUMENTS)
+def test_tool_call_arguments_cut_off_mid_document_are_read(gw: tuple[str, Telemetry], raw: str) -> None:
+    url, _ = gw
+    assert_blocked(post(url, script(dumps(_call("search", raw)))))
+    assert_blocked(post(url, script(_streamed_call("search", raw), ctype="text/event-stream"), stream=True))
+
+
+@pytest.mark.parametrize("pieces", [
+    ['{"Gift cards can be returned within 90 days and shipping to Mars is free', '": true}'],
+    ['{"note": "Gift-cards-returnable-within-90-days-shipping-to-Mars-free', ' and more."}'],
+])
+def test_a_streamed_argument_piece_waits_while_its_text_is_held(gw: tuple[str, Telemetry], pieces: list[str]) -> None:
+    """A piece that ends inside a key or a one-word value adds no text yet (it is read with the next piece): it must
+    not reach the client before that text is checked (it went out at once, the hallucination whole in it)."""
+    url, _ = gw
+    events = [chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": "t1", "type": "function",
+                                                           "function": {"name": "search", "arguments": ""}}]})]
+    events += [chunk({"tool_calls": [{"index": 0, "function": {"arguments": p}}]}) for p in pieces]
+    r = post(url, script(sse(*events, chunk({}, finish="tool_calls")), ctype="text/event-stream"), stream=True)
+    assert r.status_code == 200 and "content_filter" in r.text
+    delivered = [e for e in r.text.split("\n\n") if '"tool_calls"' in e]
+    assert delivered and not any("Mars" in e for e in delivered)  # the role chunk only; the reason names the claim
+
+
+def test_a_faithful_streamed_tool_call_is_delivered_whole(gw: tuple[str, Telemetry]) -> None:
+    """The twin: pieces held while a key or parameter is read go out, unchanged, once the answer passed."""
+    url, _ = gw
+    raw = json.dumps({"answer": "Gift cards cannot be returned.", "city": "Paris", "days": 3})
+    stream = script(_streamed_call("search", raw), ctype="text/event-stream")
+    assert_delivered(post(url, stream, stream=True), stream)

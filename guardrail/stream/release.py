@@ -244,8 +244,19 @@ class ReleaseGate(Generic[Item]):
     def _timings(self) -> dict[str, float | None]:
         return {"time_to_first_token": self.ttft, "generation": time.perf_counter() - self.start - self.checking}
 
+    def _flush(self) -> None:
+        """Text the adapter still holds when the source ends (e.g. tool-call arguments cut off mid-key): read now, so
+        that it is checked with the rest (an adapter without ``flush`` holds nothing)."""
+        flush = getattr(self.adapter, "flush", None)
+        if flush is None or not self.state.open:
+            return
+        for choice, text in flush().items():
+            if text:
+                self._stream(choice).add(text)
+
     def end(self) -> tuple[list[Item], Verdict]:
         """The source ended (or the stream stopped): the last items and the answer's verdict."""
+        self._flush()
         timings = self._timings()
         verdicts = [s.finish(**timings).verdict for s in self._closing()]
         return self._close(verdicts, timings)
@@ -254,6 +265,7 @@ class ReleaseGate(Generic[Item]):
         """As :meth:`end`; the choices' checks run in worker threads, side by side."""
         import asyncio
 
+        self._flush()
         timings = self._timings()
         ends = await asyncio.gather(*(s.afinish(**timings) for s in self._closing()))
         return self._close([e.verdict for e in ends], timings)

@@ -20,7 +20,8 @@ import unicodedata
 
 def arguments_text(arguments: str) -> str:
     """The text a tool call's arguments carry (see :class:`ArgumentsReader`, which reads it the same way in pieces)."""
-    return ArgumentsReader().feed(arguments)
+    reader = ArgumentsReader()
+    return reader.feed(arguments) + reader.end()
 
 
 def _humanize(key: str) -> str:
@@ -96,6 +97,40 @@ class ArgumentsReader:
                 self._string(ch, out)
             else:
                 self._structure(ch, out)
+        return "".join(out)
+
+    @property
+    def holding(self) -> bool:
+        """Characters fed are held back, not yet read as text nor dropped (a key, a one-word value under a parameter
+        key, a number or literal, an escape being read): the piece that carried them must not reach a client before
+        they are read (with a later piece, or by :meth:`end`)."""
+        if self.mode != "json" or self.done:
+            return False
+        in_key = self.in_string and not self.is_value and bool(self.key_chars)
+        return (in_key or bool(self.pending) or bool(self.literal) or self.escape or self.hex is not None
+                or self.high is not None)
+
+    def end(self) -> str:
+        """The input ended: what was held is read as text (arguments cut off mid-document, e.g. at ``max_tokens``:
+        an unfinished key, a held value, a number under its key), so nothing a client can see goes unread."""
+        out: list[str] = []
+        if self.mode != "json" or self.done:
+            return ""
+        if self.hex is not None or self.escape:
+            self._emit("\\" + ("u" + self.hex if self.hex is not None else ""), out)
+            self.hex, self.escape = None, False
+        self._flush_high(out)
+        if self.in_string and not self.is_value and self.key_chars:
+            key, self.key_chars = "".join(self.key_chars), []
+            self._line(key, out)  # an unfinished key: whatever it would have been, a reader sees these characters
+        self._release(out)
+        if self.literal:
+            literal, self.literal = self.literal, ""
+            if _NUMBER.fullmatch(literal) or literal in ("true", "false"):
+                self._scalar(literal, out)
+            elif literal != "null":
+                self._line(literal, out)
+        self.done = True
         return "".join(out)
 
     def _emit(self, text: str, out: list[str]) -> None:

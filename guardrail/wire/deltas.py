@@ -169,6 +169,21 @@ class DeltaReader:
                 sep = "\n"  # a tool call's text starts on its own line
         return sep + reader.feed(piece)
 
+    @property
+    def holding(self) -> bool:
+        """A tool call's arguments hold characters not yet read (see :attr:`ArgumentsReader.holding`): the event just
+        read must wait for the end of the answer."""
+        return any(r.holding for r in self._readers.values())
+
+    def flush(self) -> dict[int, str]:
+        """The stream ended: the text held by unfinished tool-call arguments, per choice (nothing is left unread)."""
+        out: dict[int, str] = {}
+        for (index, _), reader in self._readers.items():
+            text = reader.end()
+            if text:
+                out[index] = out.get(index, "") + "\n" + text
+        return out
+
     def _rest(self, index: int, key: Any, full: str) -> str:
         """What a repeated full text adds to what was streamed under its key."""
         so_far = self._so_far.get((index, key), "")
