@@ -134,6 +134,18 @@ class GuardedQueryEngine:
             response.metadata = {**(response.metadata or {}), "guardrail": verdict}
 
         source = response.response_gen
+        if source is None:  # nothing to release sentence by sentence (a text set beside it is not read): on_error
+            exc = UnreadableError(f"a {type(response).__name__} without a response_gen: guardrail cannot read it")
+            verdict = self.guard.report(self.guard.error_verdict(exc, "", timings=Timings(0.0)))
+            if hasattr(response, "response_txt"):
+                response.response_txt = None
+            if verdict.action == "fallback":
+                response.response_txt = self.guard.policy.fallback_message
+                response.metadata = {**(response.metadata or {}), "guardrail": verdict}
+                return response
+            return self._apply(response, verdict)
+        if getattr(response, "response_txt", None) is not None:
+            response.response_txt = None  # what str() shows is built from the guarded tokens, not a text set aside
         if isinstance(response, AsyncStreamingResponse):
             response.response_gen = _agen(AsyncGuardedIterator(source, gate, close=getattr(source, "aclose", None),
                                                                on_verdict=on_verdict))

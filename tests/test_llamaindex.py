@@ -148,3 +148,24 @@ def test_only_answer_free_attributes_are_forwarded(evaluator: Evaluator) -> None
         guarded.with_retriever(guarded.retriever)
     assert guarded.get_prompts() and guarded.callback_manager is not None
     assert not hasattr(guarded, "_query")  # private names are not the engine's API (hasattr, copy still work)
+
+
+def test_a_streaming_response_with_its_text_set_aside_is_still_guarded(evaluator: Evaluator) -> None:
+    """An engine may return a StreamingResponse whose response_txt is already filled (str() returns it, not the
+    tokens) or that has no generator at all: the text set aside is never shown unchecked."""
+    from llama_index.core.base.response.schema import StreamingResponse
+
+    class Stub:
+        def __init__(self, response: Any) -> None:
+            self.response = response
+
+        def query(self, query: Any) -> Any:
+            return self.response
+
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    nodes = streaming_engine(GOOD).retrieve("How long do returns take?")
+    filled = StreamingResponse(iter([GOOD]), source_nodes=nodes, response_txt=BAD)
+    r = GuardedQueryEngine(Stub(filled), guard).query("How long do returns take?")
+    assert str(r) == GOOD and "Mars" not in str(r)  # built from the guarded tokens
+    with pytest.raises(GuardrailBlocked):  # no generator to release: unreadable, on_error (block) applies
+        GuardedQueryEngine(Stub(StreamingResponse(None, source_nodes=nodes, response_txt=BAD)), guard).query("q")
