@@ -154,26 +154,29 @@ class GuardedQueryEngine:
                                                          on_verdict=on_verdict))
         return response
 
+    def _text(self, response: Any, start: float) -> tuple[str | None, float]:
+        """A whole response's answer text (None: it is not text) and the seconds since the query started."""
+        total = time.perf_counter() - start
+        text = getattr(response, "response", None)
+        return (None if text is not None and not isinstance(text, str) else text or ""), total
+
     def _checked(self, question: str, response: Any, start: float) -> Any:
         if isinstance(response, (StreamingResponse, AsyncStreamingResponse)):
             return self._stream(question, response, start)
-        total = time.perf_counter() - start
-        text = getattr(response, "response", None)
-        if text is not None and not isinstance(text, str):
+        text, total = self._text(response, start)
+        if text is None:
             return self._apply(response, self._unreadable(response, total))
-        return self._apply(response, self.guard.check(question, self._contexts(response), text or "",
+        return self._apply(response, self.guard.check(question, self._contexts(response), text,
                                                       time_to_first_token=total, generation=total))
 
     async def _achecked(self, question: str, response: Any, start: float) -> Any:
         if isinstance(response, (StreamingResponse, AsyncStreamingResponse)):
             return self._stream(question, response, start)
-        total = time.perf_counter() - start
-        text = getattr(response, "response", None)
-        if text is not None and not isinstance(text, str):
+        text, total = self._text(response, start)
+        if text is None:
             return self._apply(response, self._unreadable(response, total))
-        verdict = await self.guard.acheck(question, self._contexts(response), text or "", time_to_first_token=total,
-                                          generation=total)
-        return self._apply(response, verdict)
+        return self._apply(response, await self.guard.acheck(question, self._contexts(response), text,
+                                                             time_to_first_token=total, generation=total))
 
     def _unreadable(self, response: Any, total: float) -> Verdict:
         exc = UnreadableError(f"a {type(response).__name__} whose answer is a {type(response.response).__name__}, not "
