@@ -36,6 +36,10 @@ sys.path.insert(0, str(HERE))
 from load import ANSWER, contexts_for  # noqa: E402
 
 FIRST_SENTENCE = ANSWER[: ANSWER.index(". ") + 1]
+#: --blocked: the reference answer with its second sentence unsupported (45 days, in cash): block mode cuts every stream
+#: there, while the upstream is still sending; what the client must get is sentence 1 (with its space) and the stop
+BLOCKED_ANSWER = ANSWER.replace("within 5 business days", "within 45 business days, in cash")
+SENT = {"answer": ANSWER, "expected": ANSWER}
 OUT: list[str] = []
 
 
@@ -91,7 +95,7 @@ def tree_rss_mb(pid: int) -> float:
 
 
 def body(i: int, delay: float) -> dict:
-    return {"model": "m", "stream": True, "answer": ANSWER, "contexts": contexts_for(i, True), "delay": delay,
+    return {"model": "m", "stream": True, "answer": SENT["answer"], "contexts": contexts_for(i, True), "delay": delay,
             "messages": [{"role": "user", "content": f"How do returns and refunds work? (ticket {i})"}]}
 
 
@@ -102,6 +106,8 @@ async def one(client: httpx.AsyncClient, url: str, i: int, delay: float) -> dict
     try:
         async with client.stream("POST", url + "/v1/chat/completions", json=body(i, delay)) as r:
             rec["status"] = r.status_code
+            if r.status_code != 200:
+                rec["body"] = (await r.aread())[:300].decode(errors="replace")
             async for line in r.aiter_lines():
                 if line.strip() == "data: [DONE]":
                     rec["done"] = True
@@ -116,7 +122,7 @@ async def one(client: httpx.AsyncClient, url: str, i: int, delay: float) -> dict
     except Exception as e:  # noqa: BLE001 - any exception is an error of the soak
         rec["error"] = f"{type(e).__name__}: {e}"[:200]
     rec["total"] = time.perf_counter() - t0
-    rec["text_ok"] = text == ANSWER
+    rec["text_ok"] = text == SENT["expected"]
     return rec
 
 
@@ -186,7 +192,7 @@ def report(mode: str, records: list[dict], rss: list, calib: dict, minutes: floa
         f"no [DONE] {sum(not r['done'] for r in errs)}, exceptions {sum(r['error'] is not None for r in errs)}); "
         f"streams whose text is not the whole answer: {wrong_text}")
     for r in errs[:5]:
-        say(f"  e.g. status {r['status']} done {r['done']} error {r['error']}")
+        say(f"  e.g. status {r['status']} done {r['done']} error {r['error']} body {r.get('body')}")
     tt = [r["ttft"] for r in ok if r["ttft"] is not None]
     en = [r["total"] for r in ok]
     wall = max(r["start"] + r["total"] for r in records)
@@ -252,11 +258,17 @@ def main() -> None:
     ap.add_argument("--minutes", type=float, default=10)
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--chunk-delay", type=float, default=0.02)
+    ap.add_argument("--blocked", action="store_true",
+                    help="every answer's sentence 2 is unsupported: every stream is cut there by block mode")
     ap.add_argument("--out", default=str(HERE / "results" / "soak.txt"))
     args = ap.parse_args()
+    if args.blocked:
+        SENT.update(answer=BLOCKED_ANSWER, expected=FIRST_SENTENCE + " ")
     say(f"soak: {args.concurrency} concurrent streaming clients, {args.minutes:g} min per mode, upstream streams the "
         f"reference answer ({len(ANSWER)} chars) in 5-character chunks with {args.chunk_delay * 1000:.0f} ms before each; "
-        f"new chunks in every request; gateway --action block; {os.cpu_count()} CPUs, everything on this machine")
+        f"new chunks in every request; gateway --action block"
+        + ("; sentence 2 unsupported: every stream blocked there" if args.blocked else "")
+        + f"; {len(os.sched_getaffinity(0))} CPUs, everything on this machine")
     port = free_port()
     upstream_proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "llm_server:app", "--app-dir",
                                       str(HERE.parent / "tests"), "--port", str(port), "--log-level", "warning"])

@@ -68,7 +68,7 @@ from guardrail.server_request import RequestLimits, validate_request
 from guardrail.server_request import json_depth as _depth  # noqa: F401  (its name here before the split)
 from guardrail.server_upstream import PASS_HEADERS as PASS_HEADERS
 from guardrail.server_upstream import error_response as _error
-from guardrail.server_upstream import UPSTREAM_DEADLINE_S, forward, upstream_headers
+from guardrail.server_upstream import UPSTREAM_CONNECTIONS, UPSTREAM_DEADLINE_S, forward, upstream_headers
 from guardrail.telemetry import Telemetry, metrics_app
 
 ROUTES = GUARDED_ROUTES
@@ -96,7 +96,9 @@ class Gateway:
     """The guarded OpenAI-compatible gateway. ``upstream`` is the base URL including ``/v1`` (e.g.
     ``http://127.0.0.1:8001/v1``). ``retriever`` fills in contexts for requests that send none (the built-in demo
     uses it); ``transport`` lets the upstream be an in-process ASGI app. ``timeout`` bounds each read from the
-    upstream, ``upstream_deadline`` (seconds, None for none) its whole answer.
+    upstream (its ``pool`` part: the wait for a free connection), ``upstream_deadline`` (seconds, None for none) its
+    whole answer. ``upstream_connections``: requests open to the upstream at once (more wait for a connection, up to
+    the pool timeout, then 504); each is released when its answer ends, is blocked or the client goes away.
 
     Lifecycle: the upstream client opens at startup; at shutdown the gateway closes it, waits for the flag-mode
     checks still running (none lost, none cut) and closes the guard. ``app`` is the ASGI application.
@@ -117,7 +119,11 @@ class Gateway:
         forward_routes: tuple[tuple[str, str], ...] = FORWARDED_ROUTES,
         limits: RequestLimits | None = None,
         upstream_deadline: float | None = UPSTREAM_DEADLINE_S,
+        upstream_connections: int = UPSTREAM_CONNECTIONS,
     ) -> None:
+        if upstream_connections < 1:
+            raise ConfigurationError(f"upstream_connections must be at least 1, got {upstream_connections}")
+        self.upstream_connections = upstream_connections
         self.base = upstream.rstrip("/")
         self.upstream_deadline = upstream_deadline
         self.limits = limits or RequestLimits()
@@ -153,7 +159,9 @@ class Gateway:
 
     async def startup(self) -> None:
         if self.client is None:
-            self.client = httpx.AsyncClient(timeout=self.timeout, transport=self.transport)
+            n = self.upstream_connections
+            self.client = httpx.AsyncClient(timeout=self.timeout, transport=self.transport,
+                                            limits=httpx.Limits(max_connections=n, max_keepalive_connections=min(n, 20)))
 
     def _scorers(self) -> list[Any]:
         evaluator = self.guard.evaluator
@@ -314,6 +322,7 @@ def create_gateway(upstream: str, guard: Guard, telemetry: Telemetry, **options:
 def create_demo_gateway(
     guard: Guard, telemetry: Telemetry, *, timeout: httpx.Timeout | None = None, multiprocess: bool = False,
     shadow: Any = None, limits: RequestLimits | None = None, upstream_deadline: float | None = UPSTREAM_DEADLINE_S,
+    upstream_connections: int = UPSTREAM_CONNECTIONS,
 ) -> GuardrailMiddleware:
     """The gateway in front of the built-in demo upstream (in-process, offline), with its bundled documents
     retrieved for each question (see guardrail.demo)."""
@@ -321,7 +330,7 @@ def create_demo_gateway(
 
     return create_gateway("http://demo-upstream/v1", guard, telemetry, timeout=timeout, multiprocess=multiprocess,
                           transport=httpx.ASGITransport(app=upstream_app), retriever=retrieve, shadow=shadow,
-                          limits=limits, upstream_deadline=upstream_deadline)
+                          limits=limits, upstream_deadline=upstream_deadline, upstream_connections=upstream_connections)
 
 
 @dataclass(frozen=True)
@@ -340,6 +349,8 @@ class ServeConfig:
     timeout: float = 60.0
     #: total seconds for one upstream answer (headers and whole body or stream); timeout bounds each read
     upstream_deadline: float = UPSTREAM_DEADLINE_S
+    #: requests open to the upstream at once (the upstream client's connection pool)
+    upstream_connections: int = UPSTREAM_CONNECTIONS
     threads: int | None = None
     upstream_api_key: str | None = None
     multiprocess: bool = False
@@ -417,11 +428,13 @@ def build_app(cfg: ServeConfig) -> GuardrailMiddleware:
     timeout = httpx.Timeout(cfg.timeout, connect=5.0)
     if cfg.demo:
         app = create_demo_gateway(guard, telemetry, timeout=timeout, multiprocess=cfg.multiprocess, shadow=shadow,
-                                  limits=limits, upstream_deadline=cfg.upstream_deadline)
+                                  limits=limits, upstream_deadline=cfg.upstream_deadline,
+                                  upstream_connections=cfg.upstream_connections)
     else:
         assert cfg.upstream is not None
         app = create_gateway(cfg.upstream, guard, telemetry, api_key=cfg.upstream_api_key, timeout=timeout, limits=limits,
-                             multiprocess=cfg.multiprocess, shadow=shadow, upstream_deadline=cfg.upstream_deadline)
+                             multiprocess=cfg.multiprocess, shadow=shadow, upstream_deadline=cfg.upstream_deadline,
+                             upstream_connections=cfg.upstream_connections)
     return app
 
 

@@ -14,9 +14,11 @@ import json
 from typing import Any, TypeVar
 from collections.abc import AsyncIterator, Awaitable
 
+import anyio
 import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from guardrail import wire
 from guardrail.errors import UnreadableError
@@ -26,6 +28,8 @@ from guardrail.telemetry import Telemetry
 PASS_HEADERS = ("content-type", "x-request-id", "openai-processing-ms", "retry-after")
 #: the default total deadline of one upstream answer, in seconds (``guardrail serve --upstream-deadline``)
 UPSTREAM_DEADLINE_S = 600.0
+#: requests open to the upstream at once, per gateway process (httpx's pool size)
+UPSTREAM_CONNECTIONS = 100
 
 T = TypeVar("T")
 
@@ -104,8 +108,29 @@ async def forward(client: httpx.AsyncClient, base: str, method: str, url: str, h
         return error_response(502, f"the upstream answer cannot be read: {exc}", "upstream_error")
     if response.status_code >= 400 or "text/event-stream" not in ctype:
         return await _whole(response, decoder, passed, telemetry, timer, base)
-    return StreamingResponse(relay(response, decoder, telemetry, origin, timer), status_code=response.status_code,
-                             headers=passed)
+    return RelayedStream(response, relay(response, decoder, telemetry, origin, timer), passed)
+
+
+class RelayedStream(StreamingResponse):
+    """The upstream's stream relayed to the client; when the relay ends for any reason (the answer's end, a block
+    that cuts it mid-way, the client going away, a cancellation), the upstream request is closed before the ASGI call
+    returns, shielded from cancellation: its connection goes back to the pool at once, never left to the garbage
+    collector."""
+
+    def __init__(self, upstream: httpx.Response, body: AsyncIterator[bytes], headers: dict[str, str]) -> None:
+        super().__init__(body, status_code=upstream.status_code, headers=headers)
+        self.upstream = upstream
+        self.relayed = body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            with anyio.CancelScope(shield=True):
+                close = getattr(self.relayed, "aclose", None)
+                if close is not None:
+                    await close()
+                await self.upstream.aclose()
 
 
 async def _raw_within(response: httpx.Response, timer: Deadline) -> AsyncIterator[bytes]:

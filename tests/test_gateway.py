@@ -230,3 +230,46 @@ def test_an_upstream_stream_that_trickles_ends_at_the_deadline_with_nothing_unch
         assert "x_guardrail_origin" not in r.text  # the gateway's own words: delivered, its signature stays inside
         assert t.registry.get_sample_value("guardrail_upstream_errors_total", {**LABELS, "reason": "timeout"}) == 1
     assert first in TRICKLES_CLOSED  # the upstream request was closed, not left trickling
+
+
+def test_a_stream_blocked_mid_way_closes_its_upstream_request(evaluator: Evaluator) -> None:
+    """Block mode cuts a stream at its unsupported sentence while the upstream is still sending: the upstream request
+    is closed then (its connection back in the pool), not left open until the upstream ends. Each upstream here
+    never ends; with one pooled connection, the second and third requests would wait for it (504) if it leaked."""
+
+    def event(text: str) -> bytes:
+        return ("data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "fake",
+                                       "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]})
+                + "\n\n").encode()
+
+    good, bad, threshold = split(evaluator)
+    telemetry = Telemetry(CollectorRegistry())
+    guard = Guard(evaluator, Policy(retrieval_relevance=None, action="block", faithfulness=threshold), observer=telemetry)
+    first = [event(good + " ") + event(bad + " ") + event(f"More follows {k}") for k in range(3)]
+    upstreams = [trickler(f, b"text/event-stream", every=0.1) for f in first]
+
+    SEEN: list[int] = []
+
+    async def counted(scope: Any, receive: Any, send: Any) -> None:
+        k = len(SEEN)
+        SEEN.append(k)
+        await upstreams[k](scope, receive, send)
+
+    with llm_server.serve(counted) as up:
+        app = create_gateway(up + "/v1", guard, telemetry, timeout=httpx.Timeout(30.0, connect=2.0, pool=3.0),
+                             upstream_connections=1)
+        with llm_server.serve(app, lifespan="on") as url:
+            for k in range(3):
+                t0 = time.perf_counter()
+                r = httpx.post(url + "/v1/chat/completions", timeout=20,
+                               json={"model": "fake", "messages": MSGS, "contexts": CTX, "stream": True})
+                assert r.status_code == 200, (k, r.status_code, r.text[:300])
+                chunks = [json.loads(e[6:]) for e in r.text.split("\n\n") if e.startswith("data: {")]
+                delivered = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c.get("choices"))
+                assert chunks[-1]["choices"][0]["finish_reason"] == "content_filter"
+                assert good in delivered and bad[:12] not in delivered
+                assert time.perf_counter() - t0 < 10
+                deadline = time.time() + 5
+                while first[k] not in TRICKLES_CLOSED and time.time() < deadline:
+                    time.sleep(0.05)
+                assert first[k] in TRICKLES_CLOSED, f"request {k}: the upstream request was left open"

@@ -158,6 +158,9 @@ def _serve_parser(sub: Sub[argparse.ArgumentParser]) -> None:
     srv.add_argument("--upstream-deadline", type=float, default=600.0, metavar="SECONDS",
                      help="total seconds for one upstream answer, headers and whole body or stream (a body not "
                           "complete by then: 504 upstream_timeout; a stream: ends with an error event)")
+    srv.add_argument("--upstream-connections", type=int, default=100, metavar="N",
+                     help="requests open to the upstream at once, per worker (more wait for a free connection up to "
+                          "--timeout, then 504)")
     srv.add_argument("--workers", type=int, default=1,
                      help="worker processes (metrics are aggregated with PROMETHEUS_MULTIPROC_DIR)")
     srv.add_argument("--max-response-chars", type=int, default=100_000,

@@ -42,6 +42,7 @@ _RANGES: tuple[tuple[str, str, float, float], ...] = (
     ("--workers", "workers", 1, 64),
     ("--timeout", "timeout", 0.1, 3600),
     ("--upstream-deadline", "upstream_deadline", 0.1, 86400),
+    ("--upstream-connections", "upstream_connections", 1, 100_000),
     ("--judge-rate", "judge_rate", 0.0, 1.0),
     ("--max-response-chars", "max_response_chars", 1, 10_000_000),
     ("--max-contexts", "max_contexts", 1, 10_000),
@@ -85,7 +86,8 @@ def _config(args: argparse.Namespace) -> Any:
     return ServeConfig(
         upstream=args.upstream, demo=args.demo, policy_file=args.policy, action=args.action, on_error=args.on_error,
         nli_model=nli_model(args.nli_model), backend=args.backend, route_name=args.route_name,
-        model_label=args.model_label, timeout=args.timeout, upstream_deadline=args.upstream_deadline, threads=env_threads(),
+        model_label=args.model_label, timeout=args.timeout, upstream_deadline=args.upstream_deadline,
+        upstream_connections=args.upstream_connections, threads=env_threads(),
         upstream_api_key=env("GUARDRAIL_UPSTREAM_API_KEY"), multiprocess=args.workers > 1,
         judge_model=args.judge_model, judge_base_url=args.judge_base_url,
         judge_api_key=env("GUARDRAIL_JUDGE_API_KEY"),
