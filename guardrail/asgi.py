@@ -54,7 +54,7 @@ from typing import Any
 
 from guardrail import wire
 from guardrail.access_log import log_request
-from guardrail.asgi_json import Bodiless, Passthrough, ResponseExtractor, Sniff, json_messages, refusal
+from guardrail.asgi_json import Bodiless, ErrorAnswer, Passthrough, ResponseExtractor, Sniff, json_messages, refusal
 from guardrail.asgi_stream import Message, Receive, Responder, Scope, Send, header, unchecked_headers, without
 from guardrail.errors import ConfigurationError, UnreadableError
 from guardrail.guard import Guard
@@ -365,8 +365,10 @@ class _Exchange:
         status = int(message["status"])
         if status in (204, 304) or 300 <= status < 400:
             return Bodiless(self)  # no body to read: redirects are followed, not read (a body would go unchecked)
-        if status >= 400 or status < 200:
-            return Passthrough(self)  # errors reach the client untouched
+        if status < 200:
+            return Passthrough(self)
+        if status >= 400:
+            return ErrorAnswer(self)  # errors reach the client as sent; an answer under an error status is checked
         return Sniff(self)  # every other 2xx (205 included): its first bytes say what it is, not its label
 
     def echo(self) -> frozenset[str]:

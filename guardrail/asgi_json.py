@@ -149,6 +149,70 @@ class Sniff(Responder[BodyExchange]):
             await responder.body(piece, more_)
 
 
+#: keys that make a JSON body an answer (a client reads its text), whatever its status
+_ANSWER_KEYS = ("choices", "output", "output_text")
+_ANSWER_OBJECTS = ("chat.completion", "chat.completion.chunk", "text_completion", "response")
+
+
+def is_answer(body: Any) -> bool:
+    """A parsed JSON body that carries an answer shape (what :func:`guardrail.wire.read_answers` reads)."""
+    return isinstance(body, dict) and (any(k in body for k in _ANSWER_KEYS) or body.get("object") in _ANSWER_OBJECTS)
+
+
+class ErrorAnswer(Responder[BodyExchange]):
+    """An error status (4xx, 5xx). An upstream error reaches the client as it was sent (``{"error": {...}}``, a proxy's
+    page), but a client that does not look at the status reads whatever answer the body carries: an event stream, or
+    JSON holding an answer shape (``choices``, ``output``...), is read and checked as a 2xx answer is (its status
+    kept when it is delivered)."""
+
+    def __init__(self, ex: BodyExchange) -> None:
+        super().__init__(ex)
+        self.start_msg: Message = {}
+        self.pieces: list[tuple[bytes, bool]] = []
+        self.size = 0
+        self.sniffer = wire.Sniffer(None)
+        self.kind: str | None = None
+
+    async def start(self, message: Message) -> None:
+        self.start_msg = message
+        headers = message.get("headers", [])
+        self.sniffer = wire.Sniffer(header(headers, b"content-type"), header(headers, b"content-encoding"))
+
+    async def body(self, data: bytes, more: bool) -> None:
+        self.pieces.append((data, more))
+        self.size += len(data)
+        if self.kind is None:
+            self.kind = self.sniffer.feed(data, more)
+            if self.kind == "sse" and self.sniffer.labelled_sse:
+                await self._hand_to(StreamResponder(self.ex))
+                return
+        if more and self.size <= wire.MAX_BODY_BYTES:
+            return
+        raw = b"".join(p for p, _ in self.pieces)
+        try:
+            decoder = wire.Decoder(header(self.start_msg.get("headers", []), b"content-encoding"))
+            decoded = decoder.decode(raw) + decoder.flush()
+            answer = wire.sniff(decoded[:64]) == "sse" or is_answer(wire.loads(decoded))
+        except UnreadableError:
+            answer = False  # not JSON (a proxy's page, plain text): an error, delivered as sent
+        if answer:
+            await self._hand_to(Buffered(self.ex))
+            return
+        passthrough = Passthrough(self.ex)
+        self.ex.responder = passthrough
+        await passthrough.start(self.start_msg)
+        await passthrough.body(raw, more)
+
+    async def _hand_to(self, responder: Responder[Any]) -> None:
+        ex = self.ex
+        ex.responder = responder
+        await responder.start(self.start_msg)
+        for piece, more_ in self.pieces:
+            if ex.closed:
+                return
+            await responder.body(piece, more_)
+
+
 class Buffered(Responder[BodyExchange]):
     """A complete 2xx answer: buffered (bounded), decoded, read (JSON, or SSE whatever its label), checked."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from guardrail.render.markup import code_blocks, struck_regions
 from guardrail.text import Span, split_sentences
 
 #: characters that may end a sentence: only a chunk holding one (or the few characters after one) re-splits the tail
@@ -65,6 +66,12 @@ class SentenceAssembler:
         """The complete sentences of the text not yet released (``final``: the end of the answer, so all of them)."""
         tail = self._tail
         spans = split_sentences(tail)
+        if "<" in tail or "~" in tail or "    " in tail or "\t" in tail:
+            # struck text and code blocks are read whole, as in the whole answer (a code block from its indentation:
+            # alone, "<del>x</del>" of an indented block would read as struck, where a reader sees it as written)
+            n = len(tail)
+            regions = struck_regions(tail) + [(a, b if final or b < n else None) for a, b in code_blocks(tail)]
+            spans = _bridged(spans, sorted(regions, key=lambda r: r[0]), n, final)
         complete = spans if final else spans[:-1]
         if not complete and not final and len(tail) > self.max_sentence_chars:
             cut = tail.rfind(" ", 0, self.max_sentence_chars)
@@ -74,11 +81,19 @@ class SentenceAssembler:
 
     def past_space(self, end: int) -> int:
         """Offset ``end`` moved past the whitespace that follows it in the text fed so far (a passed sentence goes
-        out with its trailing space or line break, not with the next sentence)."""
+        out with its trailing space or line break, not with the next sentence); the indentation of the line after a
+        line break stays with that line (it may make it a code block)."""
         tail, i = self._tail, end - self._tail_start
-        while 0 <= i < len(tail) and tail[i].isspace():
+        if i < 0:
+            return end
+        line_start = -1
+        while i < len(tail) and tail[i].isspace():
             i += 1
-        return self._tail_start + i if i >= 0 else end
+            if tail[i - 1] == "\n":
+                line_start = i
+        if line_start >= 0 and i < len(tail):
+            i = line_start  # the next line's indentation stays with it (four spaces make a code block)
+        return self._tail_start + i
 
     def release(self, end: int) -> str:
         """Hand out the text up to offset ``end`` of the answer (the end of a passed sentence, or :attr:`end`)."""
@@ -86,3 +101,24 @@ class SentenceAssembler:
         out, self._tail = self._tail[:n], self._tail[n:]
         self._tail_start += n
         return out
+
+
+def _bridged(spans: list[Span], regions: list[tuple[int, int | None]], length: int, final: bool) -> list[Span]:
+    """Sentences joined over each region (struck text, a code block), from the region's start: "Gift cards
+    <s>cannot be returned. Items</s> can be returned." reads as one sentence once rendered ("Gift cards can be
+    returned."), so it is checked as one, as the whole answer would be; after a region opened and not closed yet the
+    rest is one pending sentence (it may still be withdrawn, or the block go on), except at the end of the answer
+    (``final``), where an unclosed strike is text."""
+    for start, end in regions:
+        if end is None:
+            if final:
+                continue
+            first = next((i for i, s in enumerate(spans) if s.end > start), None)
+            if first is not None:
+                spans = spans[:first] + [Span(min(spans[first].start, start), length)]
+            break
+        inside = [i for i, s in enumerate(spans) if s.start < end and s.end > start]
+        if inside:
+            i, j = inside[0], inside[-1]
+            spans = spans[:i] + [Span(min(spans[i].start, start), spans[j].end)] + spans[j + 1 :]
+    return spans
