@@ -9,15 +9,22 @@ rendered, so that the checks score what the reader reads, not the bytes that spe
 What it does, in this order (each step is one pass; see :func:`render`):
 
 1. **Struck text is removed**: ``~~x~~`` and ``~x~`` (GFM), ``<del>``, ``<s>``, ``<strike>``, and letters struck
-   with a combining overlay (``c̶a̶n̶n̶o̶t̶``): every reader reads them as withdrawn, markdown or not.
+   with a combining overlay (``c̶a̶n̶n̶o̶t̶``): every reader reads them as withdrawn, markdown or not. A stream reads
+   struck text that spans sentences as one sentence (:func:`~guardrail.render.markup.struck_regions`).
 2. **Markdown blocks**: a table is read as statements, one per row and column: the row's first cell with each other
    cell, and with its header where the cell needs it ("| Item | Return window | Fee |" / "| Shoes | 30 days of
    delivery | 5 |" -> "Shoes: 30 days of delivery. Shoes: fee: 5."; see ``_row``);
-   heading, block-quote and rule marks are dropped. Fenced code is kept as it is.
+   heading, block-quote and rule marks are dropped. Code (fenced, or indented by four columns after a blank line, as
+   CommonMark reads it) is kept as it is: nothing in it is markup (``<del>`` there is shown, so it is read).
 3. **Inline marks**: emphasis, inline-code ticks, backslash escapes and HTML tags are dropped; a link reads as its
-   text (and its title), an image as its alt text. Text that some reader may see is never dropped: HTML comments
-   and hidden elements keep their text (a plain-text client shows it), only the marks go; the values of
-   attributes a browser shows (``title``, ``alt``, ``aria-label``, ...) are kept.
+   text (and its title), an image as its alt text. A tag is one only where a reader's parser sees one: attribute
+   names as CommonMark allows them (``<Gift cards within 90 days.>`` is text), an HTML element's name (``<Gift
+   cards can be returned>`` is text), not escaped (``\\<del>``), not inside another tag's attribute value, not
+   inside an element shown as written (``<textarea>``). Text that some reader may see is never dropped: HTML
+   comments and hidden elements keep their text (a plain-text client shows it), only the marks go; the values of
+   attributes a browser shows (``title``, ``alt``, ``aria-label``, ...) and any other attribute value that is prose
+   (``data-note="..."``; not ``style``, ``class``, ``href``...) are kept, and so are bare words in a tag that are no
+   HTML attribute.
 4. **HTML entities** are decoded (``&#51;0``, ``&#x33;``, ``&amp;``, named ones), after the markup is read, as
    markdown and HTML treat them: ``&lt;del&gt;`` is text, not a tag.
 5. **Right-to-left override** (U+202E ... U+202C): the characters between are reversed, as they are displayed.
