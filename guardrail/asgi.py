@@ -16,7 +16,9 @@ The response path has one strategy per kind of answer (as starlette's GZip respo
 (``text/event-stream``) is parsed incrementally and checked sentence by sentence; any other **2xx** answer is
 buffered (bounded), decoded, and read as JSON, or as an event stream when that is what it holds whatever its
 label (205 included); a 3xx, 204 or 304 goes out without its body (a redirect is followed, not read); errors (4xx,
-5xx), unguarded routes, websockets and lifespan pass through untouched, so upstream errors reach the caller. A
+5xx) reach the caller as sent (``{"error": ...}``, a proxy's page), unless the body carries an answer (an event
+stream, or JSON with ``choices``/``output``...: a client that does not look at the status reads it), which is checked
+as a 2xx answer is, its status kept; unguarded routes, websockets and lifespan pass through untouched. A
 guarded route takes POST, and OPTIONS only as a CORS preflight (its answer without a body); other methods get a 405.
 Routes match the path as the client sent it and, under a ``Mount`` (``root_path``), the path the app routes on. The stream strategy is in :mod:`guardrail.asgi_stream`, the
 complete-body ones (and the JSON answers the middleware sends itself) in :mod:`guardrail.asgi_json`.
