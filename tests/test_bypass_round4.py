@@ -21,6 +21,7 @@ from test_bypass import (  # noqa: F401 - fixtures
     post,
     script,
     sse,
+    tool_call,
     upstream,
 )
 
@@ -137,3 +138,16 @@ def test_upstream_errors_reach_the_client_as_sent(gw: tuple[str, Telemetry], bod
         r = post(url, sid)
         assert r.status_code == status and r.content == body
         assert SCRIPTS[sid]["status"] == status
+
+
+# --------------------------------------------------------------------------- a reply word in tool-call arguments
+@pytest.mark.parametrize("key", ["result", "say", "status", "confirm"])
+def test_a_yes_in_tool_call_arguments_answers_the_question(gw: tuple[str, Telemetry], key: str) -> None:
+    """A one-word value under a one-word key is a parameter (``{"city": "Paris"}``), but a reply word is an answer
+    whatever key holds it: read with the question, "yes" claims that gift cards can be returned."""
+    url, _ = gw
+    question = "Can gift cards be returned?"
+    bad = script(dumps(tool_call(json.dumps({key: "yes"}))))
+    assert_blocked(post(url, bad, question=question))
+    good = script(dumps(tool_call(json.dumps({key: "no"}))))
+    assert_delivered(post(url, good, question=question), good)

@@ -8,8 +8,9 @@ two or more words, ``return_window_days``, ``gift_cards_returnable``, or a key t
 ``text``, ``final_answer``..., at any depth above it), or under no key. Not judged: the parameters of the call, a
 number, boolean or one-word string (a name, an identifier, a code, a date, an enum) under a one-word key (``days``,
 ``limit``, ``page``, ``city``) or under a key made with a control word (``max_results``, ``top_k``, ``page_size``,
-``include_images``, ``order_id``: :data:`CONTROL_WORDS`). So ``get_weather({"city": "Paris", "days": 3})`` claims
-nothing, while ``{"return_window_days": 90}`` reads "The return window days is 90." and ``{"answer": "Items can be
+``include_images``, ``order_id``: :data:`CONTROL_WORDS`), except a reply word (``yes``, ``no``, ``nope``...), which
+answers a yes/no question under any key (``{"result": "yes"}``). So ``get_weather({"city": "Paris", "days": 3})``
+claims nothing, while ``{"return_window_days": 90}`` reads "The return window days is 90." and ``{"answer": "Items can be
 returned within 90 days."}`` is read as its sentence, under any key."""
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ facts explanation conclusion conclusions finding findings verdict output
 """.split())
 #: the longest one-word string read as a parameter value (a longer one is judged as text)
 PARAMETER_MAX = 64
+#: one-word string values that are a reply, not a parameter (``{"result": "yes"}`` answers "Can gift cards be
+#: returned?"): read under any key; the checks read them with the question
+_REPLY_WORD = re.compile(r"(?i)(?:yes|no|yeah|yep|yup|nope|nah|sure|correct|incorrect|right|wrong|true|false|"
+                         r"affirmative|negative|absolutely|definitely|certainly)[.!]?")
 _NUMBERISH = re.compile(r"[-+.0-9eE]+")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -248,6 +253,8 @@ class ArgumentsReader:
         if ch == '"':
             self.in_string = False
             self.done = not self.stack
+            if self.pending is not None and _REPLY_WORD.fullmatch("".join(self.pending)):
+                self._release(out)  # "yes" / "no" answers a question whatever key holds it: read
             self.pending = None  # a one-word value under a parameter key: a parameter, not read
             if not self.is_value:
                 self._key_done(out)
