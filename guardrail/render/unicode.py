@@ -29,8 +29,23 @@ def rtl_overrides(text: str) -> tuple[str, PassMap | None]:
 
 # -- 6. unicode
 _SPECIAL = re.compile(r"[^\t\n\r\x20-\x7e]+")
-#: combining overlays that strike a letter through
-_STRIKE = frozenset("\u0334\u0335\u0336\u0337\u0338")
+#: the blocks of combining marks every script uses (diacritical marks, their extensions and supplement, marks for
+#: symbols, half marks): an overlay from one of them strikes a letter of any script
+_GENERIC_MARKS = ((0x0300, 0x0370), (0x1AB0, 0x1B00), (0x1DC0, 0x1E00), (0x20D0, 0x2100), (0xFE20, 0xFE30))
+
+
+@functools.lru_cache(maxsize=1024)
+def _strikes(mark: str, keep: bool = False) -> bool:
+    """True for a combining mark that strikes the letter it sits on through: every overlay (canonical combining class
+    1: U+0334-U+0338, U+20D2, U+20D3, U+20D8-U+20DA, U+20E5, U+20E6, U+20EA, U+20EB, ...). After a letter of a script
+    whose marks carry meaning (``keep``), the overlays that belong to that script's writing (Vedic tone signs,
+    Kharoshthi cauda, Bassa Vah tones, Duployan double mark) are part of the letter and strike nothing; an overlay
+    from the generic blocks strikes any letter."""
+    if unicodedata.combining(mark) != 1:
+        return False
+    return not keep or any(lo <= ord(mark) < hi for lo, hi in _GENERIC_MARKS)
+
+
 #: invisible characters that are no format characters (Cf) by category
 _INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\u2800\u180b\u180c\u180d\u180f")
 _SUPERSCRIPT_DIGITS = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -93,36 +108,50 @@ def _run(run: str, prev: str) -> str:
     table = _decorated()
     out: list[str] = []
     keep = _keeps_marks(prev) if prev else False
+    struck = False  # the letter the marks that follow sit on is struck already
     after_digit = prev.isdigit() and prev.isascii()
     for ch in run:
         if ch in _SUPERSCRIPT_DIGITS:
             if after_digit:
                 out.append("^")
             out.append(unicodedata.normalize("NFKD", ch))
-            after_digit, keep = False, False
+            after_digit, keep, struck = False, False, False
             continue
         plain = table.get(ch)
         if plain is not None:
             out.append(plain)
-            keep, after_digit = False, False
+            keep, after_digit, struck = False, False, False
             continue
         cat = unicodedata.category(ch)
         if cat == "Cf" or ch in _INVISIBLE or (cat == "Cc" and ch not in "\t\n\r\x85"):
             continue
         if cat in ("Zl", "Zp") or ch == "\x85":
             out.append("\n")
+            struck = False
             continue
-        for c in unicodedata.normalize("NFKD", ch):
+        parts = unicodedata.normalize("NFKD", ch)
+        if len(parts) > 1 and cat[0] != "M" and any(_strikes(c) for c in parts):
+            out.append(ch)  # a symbol drawn with its stroke (≠, ∉): read as the symbol, not as a struck one
+            keep, struck = False, False
+            continue
+        for c in parts:
             cc = unicodedata.category(c)
+            if struck and cc[0] == "M":
+                continue  # a mark of the struck letter goes with it
             if cc in ("Mn", "Me"):
-                if c in _STRIKE:
+                if _strikes(c, keep):  # the letter, with the marks it keeps, is withdrawn (once, however many overlays)
+                    while out and unicodedata.category(out[-1])[0] == "M":
+                        out.pop()
                     if out and not out[-1].isspace():
-                        out.pop()  # the struck letter
+                        out.pop()
+                    struck = True
                 elif keep and not ("\ufe00" <= c <= "\ufe0f" or "\U000e0100" <= c <= "\U000e01ef"):
                     out.append(c)
                 continue
             out.append(c)
-            keep = _keeps_marks(c)
+            if cc != "Mc":  # a spacing mark is part of its letter, whose marks it keeps (or not)
+                keep = _keeps_marks(c)
+            struck = False
         after_digit = False
     return unicodedata.normalize("NFC", "".join(out))
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .fields import is_blank, reads_as_prose
+
 
 def arguments_text(arguments: str) -> str:
     """The text a tool call's arguments carry (see :class:`ArgumentsReader`, which reads it the same way in pieces)."""
@@ -253,8 +255,11 @@ class ArgumentsReader:
         if ch == '"':
             self.in_string = False
             self.done = not self.stack
-            if self.pending is not None and _REPLY_WORD.fullmatch("".join(self.pending)):
-                self._release(out)  # "yes" / "no" answers a question whatever key holds it: read
+            held = "".join(self.pending) if self.pending is not None else ""
+            if held and (_REPLY_WORD.fullmatch(held) or reads_as_prose(held)):
+                # "yes" / "no" answers a question whatever key holds it; words joined by hyphens or dots into one
+                # "word" ("Gift-cards-can-be-returned.") are prose: read
+                self._release(out)
             self.pending = None  # a one-word value under a parameter key: a parameter, not read
             if not self.is_value:
                 self._key_done(out)
@@ -320,7 +325,7 @@ def _prose(text: str) -> bool:
     :func:`guardrail.wire.fields.is_atom`), and letters of scripts written without spaces (a sentence there is one
     "word")."""
     for ch in text:
-        if ch.isspace() or unicodedata.category(ch)[0] in "ZC":
+        if ch.isspace() or unicodedata.category(ch)[0] in "ZC" or is_blank(ch):
             return True
         if ord(ch) >= 0x0E00 and ch.isalpha():
             return True

@@ -8,9 +8,9 @@ delivers text nobody checked.
 
 Rules (``rule(value, where, sent)``; ``sent`` is the set of strings the request itself carried, or None):
 
-- :func:`atom`: every string (and key) at any depth is one token of no whitespace, separator, control or format
-  character, at most 256 characters (``id``, ``model``, ``finish_reason``, ``usage``, content-filter results);
-- :func:`token`: a logprobs token: at most 64 characters and one word;
+- :func:`atom`: every string (and key) at any depth is one token that does not read as prose, at most 256
+  characters (``id``, ``model``, ``finish_reason``, ``usage``, content-filter results; see :func:`is_atom`);
+- :func:`token`: a logprobs token: at most 64 characters and one word (see :func:`is_token`);
 - :func:`base64`: opaque data (``audio.data``);
 - :func:`skip`: known, and not the answer (a reasoning trace);
 - :func:`echo`: a field that repeats the request (the Responses API's ``instructions``, ``tools``, ``metadata``):
@@ -22,6 +22,7 @@ Messages name fields by their path and never quote the strings they hold: a reas
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -44,18 +45,148 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/=_-]*")
 _PLAIN = re.compile(r"[\x21-\x7e]*")
 
 
-def is_atom(s: str) -> bool:
-    """One token: no whitespace, separator, control or format character; at most 256 characters."""
-    if len(s) > ATOM_MAX:
-        return False
-    if _PLAIN.fullmatch(s):
+# --------------------------------------------------------------------------- atoms: one word, not prose
+#: characters that are not format or separator characters by category and yet render blank: the Hangul fillers,
+#: the blank Braille pattern, the ideographic half fill space, the null notehead, the Khitan filler
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800\u303f\U0001d159\U00016fe4")
+#: Default_Ignorable_Code_Point (Unicode DerivedCoreProperties): dropped unseen by renderers (and by
+#: ``guardrail.render``, which drops the invisible characters and fillers: the wire layer does not import it)
+_IGNORABLE = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+              (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+              (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+              (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF))
+#: what ends a sentence, and what may close it after (quotes, brackets)
+_TERMINATORS = frozenset(".!?\u2026\u203d\u3002\u061f\u0964\u0965")
+_CLOSERS = "\"')]}\u00bb\u201d\u2019"
+#: a URL: scheme, authority, then the rest (path, query, fragment)
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,31}://([^/?#]*)(.*)", re.S)
+#: an identifier in camelCase or PascalCase whose humps are words, numbers between (``giftCardsCanBeReturned``,
+#: ``Within90Days``); a run of lower-case letters and digits (a hex id) is none
+_CAMEL = re.compile(r"(?:[a-z]{2,}|[A-Z][a-z]+)(?:[A-Z][a-z]+|[0-9]+(?![0-9]))+")
+_HUMP = re.compile(r"[A-Z]?[a-z]+")
+_NON_WORD = re.compile(r"[\W_]+")
+#: letters of the scripts written without spaces between words (Thai, Lao, Tibetan, Myanmar, Khmer, Tai Le, New Tai
+#: Lue, Tai Tham, Balinese, CJK radicals, kana, Bopomofo, CJK ideographs, Yi, Javanese, Tai Viet, CJK extensions)
+_UNSPACED = ((0x0E00, 0x10A0), (0x1780, 0x1800), (0x1950, 0x19E0), (0x1A20, 0x1AB0),
+             (0x1B00, 0x1B80), (0x2E80, 0x2FE0), (0x3040, 0x3130), (0x31A0, 0x3200), (0x3400, 0x4DC0),
+             (0x4E00, 0xA000), (0xA000, 0xA4D0), (0xA980, 0xA9E0), (0xAA60, 0xAAE0), (0xF900, 0xFB00),
+             (0x20000, 0x40000))
+#: words that make a sentence of other words: auxiliaries, modals and negation (the verb of a statement) ...
+_AUXILIARIES = frozenset("""
+am is are was were be been being isnt arent wasnt werent can cannot cant could couldnt will wont would wouldnt shall
+should shouldnt may might must mustnt do does did dont doesnt didnt has have had hasnt havent hadnt not never
+""".split())
+#: ... and the other function words: determiners, pronouns, prepositions, conjunctions
+_FUNCTION_WORDS = _AUXILIARIES | frozenset("""
+a an the this that these those every each all any some no its it they them their we our us you your he she his her
+him i my me of to in on at by for from with within without into onto about after before until than per via over under
+during since and or but if so as then also only just there here when where which who whom what how why
+""".split())
+#: letters of scripts written without spaces (a sentence there is one "word"): this many make a value prose
+_UNSPACED_MAX = 5
+
+
+@functools.lru_cache(maxsize=8192)
+def is_blank(ch: str) -> bool:
+    """A character that separates words for a reader: whitespace, a separator, control, format, private-use or
+    unassigned character (categories Z* and C*), a default-ignorable code point (dropped unseen: zero-width
+    characters, variation selectors, the combining grapheme joiner, ...), a character that renders blank (the
+    Hangul fillers U+115F, U+1160, U+3164, U+FFA0, the blank Braille pattern U+2800, ...), or one whose compatibility
+    form holds a space (spacing accents, overlines: ``guardrail.render`` reads them as a space). Every character that
+    ``guardrail.render`` drops as invisible or reads as a space is one."""
+    if ch.isspace() or unicodedata.category(ch)[0] in "ZC" or ch in _BLANK:
         return True
-    return not any(ch.isspace() or unicodedata.category(ch)[0] in "ZC" for ch in s)
+    cp = ord(ch)
+    if any(lo <= cp <= hi for lo, hi in _IGNORABLE):
+        return True
+    return cp >= 0x80 and any(c.isspace() for c in unicodedata.normalize("NFKD", ch))
+
+
+def _unspaced(ch: str) -> bool:
+    return ord(ch) >= 0x0E00 and ch.isalpha() and any(lo <= ord(ch) < hi for lo, hi in _UNSPACED)
+
+
+def _words(s: str) -> list[str]:
+    """The words of ``s`` (lower-cased, without their marks): its runs of letters between any other characters, a
+    camelCase run split at its humps; runs that hold a digit (``4o``, ``v1``, hex and base64 runs) are no words."""
+    out: list[str] = []
+    for run in _NON_WORD.split(s):
+        humped = run[1:] != run[1:].lower()
+        if run.isalpha() and not humped:
+            out.append(run.lower())
+        elif humped and _CAMEL.fullmatch(run):
+            out.extend(h.lower() for h in _HUMP.findall(run))
+        elif run.isalpha():
+            out.append(run.lower())
+        elif run and all(c.isalpha() or unicodedata.category(c)[0] == "M" for c in run):
+            word = "".join(c for c in run if unicodedata.category(c)[0] != "M").lower()
+            if word:
+                out.append(word)
+    return out
+
+
+def _ends_a_sentence(s: str) -> bool:
+    """``s`` ends as a sentence does: a word, then sentence punctuation (and closing quotes or brackets), and holds
+    two words of two letters or more (``returned.`` is one word; ``U.S.`` no sentence)."""
+    body = s.rstrip(_CLOSERS)
+    end = len(body)
+    while end and body[end - 1] in _TERMINATORS:
+        end -= 1
+    if end == len(body) or not end or not (body[end - 1].isalnum() or unicodedata.category(body[end - 1])[0] == "M"):
+        return False
+    return sum(len(w) >= 2 for w in _words(body[:end])) >= 2
+
+
+def _phrase(s: str) -> bool:
+    """Five words or more, two of them function words, one of those the verb of a statement (an auxiliary, a modal
+    or a negation): ``gift-cards-can-be-returned-within-90-days``, not ``returns-and-refunds-policy`` nor
+    ``Terms_of_Service_for_the_EU.pdf``."""
+    words = _words(s)
+    if len(words) < 5:
+        return False
+    function = [w for w in words if w in _FUNCTION_WORDS]
+    return len(function) >= 2 and any(w in _AUXILIARIES for w in function)
+
+
+@functools.lru_cache(maxsize=4096)
+def reads_as_prose(s: str) -> bool:
+    """A string of no blank character that a reader still reads as a sentence (or part of one), with its words
+    joined by hyphens, underscores, dots, slashes, any punctuation or camelCase humps:
+
+    - it ends as a sentence does (``Gift-cards-can-be-returned.``; in a URL, its last path segment does);
+    - it is a phrase (:func:`_phrase`) (in a URL, its host is: the path of a URL names a page, and the slugs of
+      real pages are often their headlines: ``https://news.example/2024/gift-cards-can-now-be-returned``);
+    - it holds more than a few letters of scripts written without spaces (``礼品卡可以退货``).
+
+    Identifiers, slugs, file names, model names, dates, hex and base64 ids are no prose (see the tests)."""
+    text = unicodedata.normalize("NFKC", s)  # fullwidth, mathematical and circled letters read as their letters
+    if not text.isascii() and sum(map(_unspaced, text)) >= _UNSPACED_MAX:
+        return True
+    url = _URL.fullmatch(text)
+    if url:  # (a "?" that ends a URL starts its query)
+        return _ends_a_sentence(text.rpartition("/")[2].rstrip("?")) or _phrase(url.group(1))
+    return _ends_a_sentence(text) or _phrase(text)
+
+
+def _one_token(s: str) -> bool:
+    return len(s) <= ATOM_MAX and (bool(_PLAIN.fullmatch(s)) or not any(map(is_blank, s)))
+
+
+def is_atom(s: str) -> bool:
+    """One token that does not read as prose (an id, a URL, a code, an enum, a name): no character that separates
+    words for a reader (:func:`is_blank`: whitespace, separators, control, format and default-ignorable characters,
+    characters that render blank), not prose by :func:`reads_as_prose`; at most 256 characters."""
+    return _one_token(s) and not reads_as_prose(s)
 
 
 def is_token(s: str) -> bool:
-    """A logprobs token: at most 64 characters and one word (leading or trailing whitespace allowed)."""
-    return len(s) <= TOKEN_MAX and len(s.split()) <= 1
+    """A logprobs token: at most 64 characters, one word (leading or trailing whitespace allowed; whitespace is any
+    character that renders blank: separators, the Hangul fillers, the blank Braille pattern) that does not read as
+    prose. Zero-width characters join (emoji sequences are tokens)."""
+    if len(s) > TOKEN_MAX:
+        return False
+    pieces = "".join(" " if c in _BLANK else c for c in s).split()
+    return len(pieces) <= 1 and not (pieces and reads_as_prose(pieces[0]))
 
 
 def name(key: Any) -> str:
@@ -108,8 +239,9 @@ def unknown(value: Any, where: str, sent: Echo = None) -> None:
 
 
 def atom(value: Any, where: str, sent: Echo = None) -> None:
+    """Every string is an atom; a string the request itself sent (a tool's name, a model's) need only be one token."""
     for path, s, _ in walk(value, where):
-        if not is_atom(s):
+        if not is_atom(s) and not (sent is not None and s in sent and _one_token(s)):
             raise UnreadableError(f"{path} holds text where an identifier or code is expected")
 
 
