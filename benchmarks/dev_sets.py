@@ -19,7 +19,7 @@ keeps its features. Then:
   [overlap, log length] fitted on the same folds;
 - transfer: fitted on three sets, scored on the fourth (no row of the fourth in the fit).
 
-    python benchmarks/dev_sets.py MODEL_DIR [--cache FEATURES.jsonl] [--joined 3] [--no-answer-claims] [--write]
+    python benchmarks/dev_sets.py MODEL_DIR [--cache FEATURES.jsonl] [--joined 3] [--sentences 2] [--no-answer-claims] [--write]
 
 ``--write`` stores the calibration fitted on all rows and the shared threshold in MODEL_DIR/guardrail.json.
 Model tokens per row are reported (the cost of a setting).
@@ -167,6 +167,8 @@ def main() -> None:
     ap.add_argument("model", type=Path)
     ap.add_argument("--cache", type=Path, help="JSONL of extracted features (reused when present; one per setting)")
     ap.add_argument("--joined", type=int, default=None, help="FaithfulnessConfig.joined (default: the config default)")
+    ap.add_argument("--sentences", type=int, default=None,
+                    help="FaithfulnessConfig.sentences: single sentences read besides the windows (default: the config's)")
     ap.add_argument("--no-span-claims", action="store_true", help="FaithfulnessConfig.span_claims=False")
     ap.add_argument("--split-claims", action="store_true", help="FaithfulnessConfig.split_claims")
     ap.add_argument("--no-answer-claims", action="store_true", help="read short answers as 'Q: A:' (the v2 reading)")
@@ -187,6 +189,8 @@ def main() -> None:
     cfg_kwargs: dict[str, Any] = {"threshold": 0.5, "answer_claims": not args.no_answer_claims}
     if args.joined is not None:
         cfg_kwargs["joined"] = args.joined
+    if args.sentences is not None:
+        cfg_kwargs["sentences"] = args.sentences
     if args.split_claims:
         cfg_kwargs["split_claims"] = True
     if args.no_span_claims:

@@ -7,7 +7,9 @@ question asserts a statement built from that question:
 - a yes/no answer ("Yes.", "Sure!", "Correct.", "No, they cannot.", "Nope.") to a yes/no question
   ("Can gift cards be returned?") asserts the question's declarative form, negated for "no"
   ("Gift cards can be returned." / "Gift cards cannot be returned."); a negative question ("Isn't it free?") is
-  answered as English speakers do ("Yes" = it is free);
+  answered as English speakers do ("Yes" = it is free). Hedges around the answer say neither ("Unfortunately, no.",
+  "I'm afraid not.", "Good news: yes!"), a short echo of the auxiliary is the answer ("They can't.", "It is."), and
+  so are the symbols that say yes or no ("👍", "✅", "❌", "🙅"): :func:`polarity`;
 - a short span ("Delhi", "$25", "in 1889") answering a wh-question ("What is the capital of India?", "When was the
   tower completed?") asserts the question with the span in the wh-word's place ("The capital of India is Delhi.").
 
@@ -19,6 +21,7 @@ verbs (:mod:`guardrail.checks.lexicon`) finds the subject. When the question's s
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from guardrail.checks.lexicon import (
@@ -27,24 +30,33 @@ from guardrail.checks.lexicon import (
     BOUNDARY_WORDS,
     DETERMINERS,
     DO,
+    ECHO_ADVERBS,
+    ECHO_SUBJECTS,
     HAVE,
+    HEDGES,
     MODAL,
     MONTHS,
     NEG_AUX,
+    NEG_AUX_BARE,
     NO,
+    NO_SYMBOLS,
     PERSON,
     PREPOSITIONS,
     PRONOUNS,
+    SOFT_YES,
+    UNSURE,
     VERBS,
+    WEAK_ANSWER_WORDS,
     WH,
     YES,
+    YES_SYMBOLS,
     as_sentence,
     looks_verb,
     tokenize,
 )
-from guardrail.text import is_claim, is_refusal
+from guardrail.text import is_answer_fragment, is_claim, is_refusal
 
-__all__ = ["AnswerClaim", "answer_claim", "polarity", "yes_no_statement", "wh_statement"]
+__all__ = ["AnswerClaim", "answer_claim", "polarity", "yes_no_answer", "yes_no_statement", "wh_statement"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,29 +67,173 @@ class AnswerClaim:
     kind: str
 
 
+# --------------------------------------------------------------------------- reading a yes/no answer
+
+#: apostrophes as typed or rendered ("can’t", "canʼt"): read as "'"
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
+#: characters that only decorate a yes/no symbol: variation selectors, joiner, skin tones, gender signs, keycap
+_SYMBOL_MODIFIERS = frozenset("\ufe0e\ufe0f\u200d\u2640\u2642\u20e3") | frozenset(map(chr, range(0x1F3FB, 0x1F400)))
+#: what a vote weighs: an echo of the question's auxiliary ("they can't") decides over a yes/no word, a word over a
+#: symbol, and any of them over politeness ("Sure, no." / "OK, they can't."); an unsure phrase ("Not sure.",
+#: "Maybe.") leaves the answer without a yes/no reading
+_ECHO, _WORD, _SYMBOL, _SOFT, _UNSURE = 3, 2, 1, 0, -1
+#: parts of an answer read from its start: more are left to the rest (a bound on the work per sentence)
+_MAX_PARTS = 64
+
+
+def _phrase(text: str) -> str:
+    return r"\s+".join(re.escape(w) for w in text.split())
+
+
+#: yes/no words and phrases, hedges and unsure phrases -> True / False / None (a hedge or an unsure phrase: no vote)
+_PARTS: dict[str, bool | None] = {**{h: None for h in HEDGES}, **{y: True for y in YES if "," not in y},
+                                  **{n: False for n in NO}, **{u: None for u in UNSURE}}
+_PART = re.compile("(?:" + "|".join(_phrase(p) for p in sorted(_PARTS, key=len, reverse=True)) + r")(?![\w'])", re.I)
+#: "Yesss", "Yeahh", "Nooo", "Nopee", "Nahh"
+_ELONGATED = re.compile(r"(y+e+s+|y+e+a+h+|y+e+p+|y+u+p+|n+o+p+e+|n+a+h+|n+o+)(?![\w'])", re.I)
+_ECHO_AUX = "|".join(re.escape(a) for a in sorted(AUX | set(NEG_AUX) | set(NEG_AUX_BARE), key=len, reverse=True))
+_ECHO_ADV = "|".join(sorted(ECHO_ADVERBS, key=len, reverse=True))
+#: a short answer that echoes the question's auxiliary: "They can't.", "It is not.", "You can.", "It's not.",
+#: "They really can't.", "It can be."
+_ECHO_PART = re.compile(
+    rf"(?P<subj>{'|'.join(sorted(ECHO_SUBJECTS | {'i', 'we'}, key=len, reverse=True))})"
+    rf"(?:\s+(?:{_ECHO_ADV}))?\s+(?P<aux>{_ECHO_AUX})(?P<neg>\s*n't|\s+not)?(?:\s+(?:{_ECHO_ADV}))?"
+    rf"(?:\s+(?:be|been|do|have|done|had))?(?:\s+(?:{_ECHO_ADV}))?(?![\w'])"
+    r"|(?P<subj2>it|that|there|he|she|they|you|we|i)'(?:s|re|ve|ll|d|m)\s+not(?![\w'])",
+    re.I,
+)
+
+
+def _skippable(ch: str) -> bool:
+    """Space, punctuation and decoration between the parts of an answer ("Yes!! 😊 They can.")."""
+    if ch.isspace():
+        return True
+    if ch in YES_SYMBOLS or ch in NO_SYMBOLS:
+        return False
+    cat = unicodedata.category(ch)
+    return cat[0] == "P" or cat in ("So", "Sk", "Cf", "Mn", "Me")
+
+
+def _skip(text: str, pos: int) -> int:
+    n = len(text)
+    while pos < n and _skippable(text[pos]):
+        pos += 1
+    return pos
+
+
+def _part(text: str, pos: int, after_vote: bool) -> tuple[int, tuple[bool, ...], int, bool] | None:
+    """The answer part at ``pos``: (its end, its votes, their weight, whether it must stand before punctuation, the end
+    or another part), or None when the text there is no part of a yes/no answer."""
+    ch = text[pos]
+    if ch in YES_SYMBOLS or ch in NO_SYMBOLS:  # a run of symbols: 👍, ✅✅, 🙅🏽♀, 👍 👍
+        end, votes = pos, set()
+        while end < len(text) and (text[end] in YES_SYMBOLS or text[end] in NO_SYMBOLS or text[end] in
+                                   _SYMBOL_MODIFIERS or text[end] == " "):
+            if text[end] in YES_SYMBOLS or text[end] in NO_SYMBOLS:
+                votes.add(text[end] in YES_SYMBOLS)
+            end += 1
+        return end, tuple(sorted(votes)), _SYMBOL, False
+    if not ch.isalpha():
+        return None
+    m = _PART.match(text, pos)
+    if m:
+        word = " ".join(m.group().lower().split())
+        value = _PARTS[word]
+        weak = word in WEAK_ANSWER_WORDS
+        if value is None:
+            return m.end(), (), _UNSURE if word in UNSURE else _WORD, weak
+        return m.end(), (value,), _SOFT if word in SOFT_YES else _WORD, weak
+    m = _ELONGATED.match(text, pos)
+    if m:
+        word = m.group().lower()
+        return m.end(), (word[0] == "y",), _WORD, re.fullmatch("n+o+", word) is not None
+    m = _ECHO_PART.match(text, pos)
+    if m and (after_vote or (m.group("subj") or m.group("subj2")).lower() in ECHO_SUBJECTS):
+        aux = (m.group("aux") or "").lower()
+        negative = bool(m.group("subj2") or m.group("neg") or aux in NEG_AUX or aux in NEG_AUX_BARE)
+        return m.end(), (not negative,), _ECHO, True
+    return None
+
+
+def _scan(text: str) -> tuple[list[tuple[int, bool]], int]:
+    """The yes/no votes at the start of ``text`` as (weight, value), and where the rest of the answer starts: the
+    first word after the last vote that is no part of a yes/no answer (the end when only hedges follow)."""
+    votes: list[tuple[int, bool]] = []
+    n = len(text)
+    pos = _skip(text, 0)
+    rest = n
+    for _ in range(_MAX_PARTS):
+        if pos >= n:
+            return votes, n
+        part = _part(text, pos, bool(votes))
+        if part is None:
+            break
+        end, values, weight, weak = part
+        if weight == _UNSURE:
+            return [], 0
+        nxt = _skip(text, end)
+        # "No, ..." / "No they can't" / "Not." answer; "No gift cards ...", "Not every ...", "Right now" do not
+        if weak and nxt < n and not text[end:nxt].strip() and _part(text, nxt, True) is None:
+            break
+        if values:
+            votes.extend((weight, v) for v in values)
+            rest = nxt
+        pos = nxt
+    return votes, (rest if votes else 0)
+
+
 def polarity(answer: str) -> tuple[bool | None, str]:
-    """(True for yes / False for no / None, the rest of the answer after the yes/no word)."""
-    text = answer.strip().replace("’", "'")
-    low = text.lower()
-    for words_, value in ((NO, False), (YES, True)):  # "no" first: "not really" must not read as yes
-        for phrase in sorted(words_, key=len, reverse=True):
-            if low == phrase or (low.startswith(phrase) and not low[len(phrase)].isalnum()):
-                rest = text[len(phrase):].lstrip(" ,.!;:-—–")
-                return value, rest
-    return None, text
+    """(True for yes / False for no / None, the rest of the answer after its yes/no part).
+
+    A yes/no answer is read from the start of the answer: yes/no words and phrases ("Yes", "Nope", "Of course not",
+    "For sure"), the symbols and emoji that say them (👍 ✅ ✔ ☑ 👌 💯 🆗 / 👎 ❌ ✗ 🙅 🚫 ⛔), short echoes of the
+    question's auxiliary ("They can't.", "It is not."; "I" and "we" only after a yes/no word), and the hedges around
+    them that say neither ("Unfortunately", "I'm afraid", "Good news:", "sorry"). An echo decides over a word ("Yes,
+    they cannot." is a no), a word over a symbol, any of them over politeness ("Sure, no."); an answer that says both
+    at the same weight ("👍👎") or says it is unsure ("Not sure.", "Maybe.", "Yes and no.") reads as None. Words that
+    are ordinary words too ("No gift cards ...", "Right now ...", "Not every ...") answer only before punctuation,
+    the end or another part of the answer.
+
+    >>> polarity("Unfortunately, no.")
+    (False, '')
+    >>> polarity("👍")
+    (True, '')
+    >>> polarity("They can’t.")
+    (False, '')
+    >>> polarity("No gift cards can be returned.")[0] is None
+    True
+    """
+    text = answer.strip().translate(_APOSTROPHES)
+    votes, start = _scan(text)
+    if not votes:
+        return None, text
+    top = max(w for w, _ in votes)
+    values = {v for w, v in votes if w == top}
+    if len(values) != 1:
+        return None, text
+    return values.pop(), text[start:].strip()
 
 
-def yes_no_only(sentence: str) -> bool:
-    """A sentence that is a bare yes/no word with pleasantries ("Absolutely!", "Of course!", "Sure thing."): it
-    answers a yes/no question when the answer makes no claim, and is a pleasantry beside one."""
+def yes_no_answer(sentence: str) -> bool:
+    """A sentence that is a yes/no answer and nothing more: its yes/no words, symbols or echo with the hedges and
+    pleasantries around them ("Unfortunately, no.", "👍", "They can't.", "Absolutely!"). It makes no claim of its own:
+    where the answer makes no claim, it is read with the question as that answer."""
     value, rest = polarity(sentence)
     return value is not None and not is_claim(rest)
 
 
+def yes_no_only(sentence: str) -> bool:
+    """A yes/no answer that is also a pleasantry ("Absolutely!", "Of course!", "Sure thing.", "👍"): it answers a
+    yes/no question when the answer makes no claim, and is a pleasantry beside one (a stream holds it until it knows
+    which). An answer read as one wherever it stands is not: a bare answer word ("Yes.", "No, they can.") or words no
+    pleasantry has ("Unfortunately not.", "They can't."); a stream checks it as it comes, as a whole answer does."""
+    return yes_no_answer(sentence) and not is_claim(sentence) and not is_answer_fragment(sentence)
+
+
 def makes_claim(sentence: str) -> bool:
     """A sentence that says something about the world: not pleasantries, not an honest refusal ("I could not find
-    that in the documents."), not a bare yes/no word."""
-    return is_claim(sentence) and not is_refusal(sentence) and not yes_no_only(sentence)
+    that in the documents."), not a yes/no answer alone ("Unfortunately not.", "👍")."""
+    return is_claim(sentence) and not is_refusal(sentence) and not yes_no_answer(sentence)
 
 
 def _subject_end(tokens: list[str], aux_kind: str) -> int:
@@ -291,15 +447,14 @@ def _wh_time_place(wh: str, rest: list[str], ans: list[str]) -> str | None:
     return as_sentence(subject + verb + pred + place)
 
 
-#: an echo after "yes"/"no" that restates nothing: "they can", "it isn't", "he did not", "that's right"
-_ECHO = re.compile(
-    r"^(?:(?:i|you|he|she|it|we|they|this|that|there|these|those)\s+"
-    r"(?:(?:is|are|was|were|am|can|could|will|would|shall|should|may|might|must|do|does|did|has|have|had)"
-    r"(?:\s*n't|\s+not)?|isn't|aren't|wasn't|weren't|can't|cannot|couldn't|won't|wouldn't|shouldn't|mustn't|"
-    r"don't|doesn't|didn't|hasn't|haven't|hadn't)|that's\s+(?:right|correct|true)|it\s+is|not|of course|indeed|"
-    r"absolutely|definitely|certainly|correct|right|true|sure)?\s*[.!]*$",
-    re.I,
-)
+def _trim(rest: str) -> str:
+    """The rest of a yes/no answer without the marks and symbols around it ("within 30 days 👍." -> "within 30
+    days")."""
+    end = len(rest)
+    while end and (rest[end - 1] in ".!?…,;: " or rest[end - 1] in YES_SYMBOLS or rest[end - 1] in NO_SYMBOLS
+                   or unicodedata.category(rest[end - 1]) in ("So", "Sk", "Cf", "Mn", "Me", "Zs")):
+        end -= 1
+    return rest[:end].strip()
 
 
 def answer_claim(question: str, answer: str) -> AnswerClaim | None:
@@ -309,27 +464,27 @@ def answer_claim(question: str, answer: str) -> AnswerClaim | None:
     'Gift cards cannot be returned.'
     >>> answer_claim("Can gift cards be returned?", "Yes, they can.").statement
     'Gift cards can be returned.'
+    >>> answer_claim("Can gift cards be returned?", "Unfortunately not.").statement
+    'Gift cards cannot be returned.'
+    >>> answer_claim("Can gift cards be returned?", "👍").statement
+    'Gift cards can be returned.'
     """
     if not question or not question.strip() or not answer.strip():
         return None
     value, rest = polarity(answer)
     if value is not None:
-        rest_clean = rest.replace("’", "'").strip()
-        if not _ECHO.match(rest_clean):
-            # "No, gift cards cannot be returned.": the rest is a statement of its own, read as written;
-            # "Yes, within 30 days": a qualifier, read after the question's statement
-            if len(tokenize(rest_clean)) >= 4 and any(t.lower() in AUX | set(NEG_AUX) | VERBS or looks_verb(t)
-                                                      for t in tokenize(rest_clean)):
-                return None
-            base = yes_no_statement(question, value)
-            if base is None:
-                return None
-            return AnswerClaim(base[:-1] + ", " + rest_clean.rstrip(".!") + ".", "yes/no")
-        # an echo that itself says "not" flips a bare yes ("Yes, it isn't" is rare and read as no)
-        if value and re.search(r"n't|\bnot\b|cannot", rest_clean, re.I):
-            value = False
+        # the echo ("they can", "it isn't") and hedges ("sadly") are read by polarity: what is left qualifies the
+        # answer ("Yes, within 30 days") or is a statement of its own ("No, gift cards cannot be returned.")
+        rest_clean = _trim(rest)
         base = yes_no_statement(question, value)
-        return AnswerClaim(base, "yes/no") if base else None
+        if not rest_clean:
+            return AnswerClaim(base, "yes/no") if base else None
+        toks = tokenize(rest_clean)
+        if len(toks) >= 4 and any(t.lower() in AUX | set(NEG_AUX) | VERBS or looks_verb(t) for t in toks):
+            return None  # read as written
+        if base is None:
+            return None
+        return AnswerClaim(base[:-1] + ", " + rest_clean + ".", "yes/no")
     toks = tokenize(answer.strip())
     if len(toks) <= 8 and not any(looks_verb(t) or t.lower() in AUX for t in toks[1:]):
         statement = wh_statement(question, answer)

@@ -26,7 +26,7 @@ from typing import Literal
 import numpy as np
 
 from guardrail.checks.calibration import Calibrator
-from guardrail.checks.claims import AnswerClaim, answer_claim, makes_claim, polarity, split_claims
+from guardrail.checks.claims import AnswerClaim, answer_claim, makes_claim, polarity, split_claims, yes_no_answer
 from guardrail.checks.evidence import ContextRef as ContextRef
 from guardrail.checks.evidence import EvidenceBasis, ResponseItem, sentence_evidence, sentence_numbers, verbatim_key
 from guardrail.checks.evidence import FaithfulnessResult as FaithfulnessResult
@@ -203,7 +203,9 @@ class FaithfulnessCheck:
             short = len(pieces) == 1 and len(words(text)) <= cfg.short_answer_words
             # "Yes, they can." is no claim alone: it is checked as the answer to the question, wherever it stands
             mode = self.question_context
-            fragment = bool(q) and mode != "never" and is_answer_fragment(text)
+            # a yes/no answer with its hedges and echo ("I'm afraid not.", "They can't.") is one too
+            fragment = bool(q) and mode != "never" and (is_answer_fragment(text) or
+                                                        (is_claim(text) and yes_no_answer(text)))
             yes_no = claimless and bool(q) and polarity(text)[0] is not None
             if q and cfg.answer_claims and mode != "never" and (fragment or short or polarity(text)[0] is not None):
                 made = answer_claim(q, text) if (fragment or short or yes_no) else None
