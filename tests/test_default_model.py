@@ -180,7 +180,7 @@ def test_windows_and_single_sentences_can_be_read_together(nli: NLIScorer) -> No
     claim = "On weekends the store opens at 10 am."
     contexts = ["Our store opens at 9 am on weekdays. On weekends it opens at 10 am. Parking is free after 6 pm.",
                 "Items can be returned within 30 days of delivery. Refunds are issued to the original payment method."]
-    plain = FaithfulnessCheck(nli, FaithfulnessConfig(top_k=2, stop_at=None)).run("", contexts, claim).sentences[0]
+    plain = FaithfulnessCheck(nli, FaithfulnessConfig(top_k=2, sentences=0, stop_at=None)).run("", contexts, claim).sentences[0]
     both = FaithfulnessCheck(nli, FaithfulnessConfig(top_k=2, sentences=2, stop_at=None)).run("", contexts, claim).sentences[0]
     assert both.premises_checked == plain.premises_checked + 2
     assert both.supported and both.entailment >= plain.entailment  # the max over more premises
@@ -203,7 +203,10 @@ def test_the_reference_answer_passes_whole(nli: NLIScorer) -> None:
     """The benchmarks' reference RAG request (benchmarks/load.py: five chunks, a four-sentence answer, every sentence
     faithful) passes: a model that blocks one of them cuts every stream of the load and soak benchmarks (v3.2
     contradicted "Opened electronics carry a 15% restocking fee." at 0.62 against "... are subject to a 15% restocking
-    fee" and was taken back; v3 passes it here, and contradicts it with only two of the chunks: a borderline case)."""
+    fee" and was taken back. The contradiction comes from the window: "... subject to a 15% restocking fee. Gift cards
+    and final-sale items cannot be returned." reads as contradicted (0.62; 0.57 with the float weights), the sentence
+    alone entails it (0.88): v3 passed it only with the int8 kernels of AMX CPUs and blocked it on AVX2 ones. The
+    shipped model reads the claim's best two single sentences besides the windows (``sentences`` in guardrail.json).)"""
     from guardrail import Guard, Policy
 
     contexts, answer = _reference_request()

@@ -19,6 +19,8 @@ result types live).
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -66,9 +68,10 @@ class FaithfulnessConfig:
     window: int = 1
     #: besides the ``top_k`` windows, read the best this-many single context sentences too (ranked the same way;
     #: read first, interleaved with the windows). A window keeps what a pronoun refers to, a single sentence is read
-    #: more sharply: see ``benchmarks/premise_units.py``. 0 (the default the shipped calibration was fitted with):
-    #: windows only
-    sentences: int = 0
+    #: more sharply (a claim entailed by one sentence is not "contradicted" by a negation in its neighbour): see
+    #: ``benchmarks/premise_units.py`` and ``benchmarks/dev_sets.py --sentences``. None: the number the model's
+    #: calibration was fitted with (``sentences`` in its ``guardrail.json``; 0, windows only, when it names none)
+    sentences: int | None = None
     #: after the windows, read one more premise made of the claim's best this-many single context sentences (ranked
     #: the same way, in document order, joined up to the model's length): a claim whose support is spread over two
     #: or three sentences of a chunk is entailed by no single window. 0: off
@@ -114,7 +117,7 @@ class FaithfulnessConfig:
             )
         if self.stop_at is not None and not 0.0 < self.stop_at <= 1.0:
             raise ConfigurationError(f"stop_at must be within (0, 1] or None, got {self.stop_at}")
-        if self.top_k < 1 or self.window < 0 or self.sentences < 0 or self.joined < 0:
+        if self.top_k < 1 or self.window < 0 or (self.sentences is not None and self.sentences < 0) or self.joined < 0:
             raise ConfigurationError(f"need top_k >= 1, window >= 0 and sentences >= 0, got {self.top_k}, {self.window}, "
                                      f"{self.sentences}")
         if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:
@@ -231,8 +234,21 @@ class FaithfulnessCheck:
             items.append(ResponseItem(span, text, hyp, check, fragment))
         return items
 
+    @property
+    def sentences(self) -> int:
+        """Single sentences read besides the windows: the config's, else the number the model was calibrated with."""
+        if self.config.sentences is not None:
+            return self.config.sentences
+        return int(self.nli.metadata.get("sentences", 0))
+
+    def _config(self) -> FaithfulnessConfig:
+        """The config with the model's own settings filled in where it leaves them to the model."""
+        if self.config.sentences is None:
+            self.config = dataclasses.replace(self.config, sentences=self.sentences)
+        return self.config
+
     def run(self, question: str, contexts: Sequence[str], response: str) -> FaithfulnessResult:
-        cfg = self.config
+        cfg = self._config()
         _validate(question, contexts, response, cfg)
         tok = self.nli.tokenizer
         max_len = self.nli.max_length
@@ -245,7 +261,8 @@ class FaithfulnessCheck:
         budget = max(8, max_len - special - max(hyp_tokens) - 4)
         prepared = self._prepare(contexts, budget)
         basis = EvidenceBasis(contexts, prepared.index, prepared.vocab, prepared.copies,
-                              content_stems(question) if question else [], self.calibrator, self.threshold)
+                              content_stems(question) if question else [], self.calibrator, self.threshold,
+                              single_first=prepared.singles is not None and bool(cfg.sentences))
         # premise selection, then the model's reading of the pairs, then each sentence's evidence
         pairs, per_item = select_premises([it.hypothesis if it.check else None for it in items], prepared.index,
                                           prepared.units, prepared.singles, basis.question_words, budget, cfg)
@@ -267,7 +284,7 @@ class FaithfulnessCheck:
 
     def _prepare(self, contexts: Sequence[str], budget: int) -> _Prepared:
         """The contexts' sentence index, premise units and vocabulary, built once per contexts (cached)."""
-        cfg = self.config
+        cfg = self._config()
         tok = self.nli.tokenizer
         key = (tuple(contexts), budget)
         prepared = self._prepared.get(key)

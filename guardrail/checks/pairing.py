@@ -33,7 +33,7 @@ class PremiseSettings(Protocol):
     def top_k(self) -> int: ...
 
     @property
-    def sentences(self) -> int: ...
+    def sentences(self) -> int | None: ...
 
     @property
     def joined(self) -> int: ...
@@ -83,7 +83,7 @@ def _premises(hypothesis: str, index: ContextIndex, units: Units, singles: Units
         return [u[0] for u in units]
     hyp_words = content_stems(hypothesis)
     chosen = rank_units(index, units, hyp_words, cfg.top_k, question_words)
-    if singles is not None and cfg.sentences:
+    if singles is not None and cfg.sentences:  # (None, left to the model, is resolved before: FaithfulnessCheck)
         chosen = _interleave(rank_units(index, singles, hyp_words, cfg.sentences, question_words), chosen)
     if singles is not None and cfg.joined >= 2:
         joined = _joined_premise(index, rank_units(index, singles, hyp_words, cfg.joined, question_words), chosen, budget)
