@@ -140,7 +140,11 @@ class Sniff(Responder[BodyExchange]):
         if kind is None:
             return
         ex = self.ex
-        responder: Responder[Any] = StreamResponder(ex) if kind == "sse" and self.sniffer.labelled_sse else Buffered(ex)
+        await self._hand_to(StreamResponder(ex) if kind == "sse" and self.sniffer.labelled_sse else Buffered(ex))
+
+    async def _hand_to(self, responder: Responder[Any]) -> None:
+        """``responder`` takes over: it gets the start and every piece held so far."""
+        ex = self.ex
         ex.responder = responder
         await responder.start(self.start_msg)
         for piece, more_ in self.pieces:
@@ -159,7 +163,7 @@ def is_answer(body: Any) -> bool:
     return isinstance(body, dict) and (any(k in body for k in _ANSWER_KEYS) or body.get("object") in _ANSWER_OBJECTS)
 
 
-class ErrorAnswer(Responder[BodyExchange]):
+class ErrorAnswer(Sniff):
     """An error status (4xx, 5xx). An upstream error reaches the client as it was sent (``{"error": {...}}``, a proxy's
     page), but a client that does not look at the status reads whatever answer the body carries: an event stream, or
     JSON holding an answer shape (``choices``, ``output``...), is read and checked as a 2xx answer is (its status
@@ -167,16 +171,8 @@ class ErrorAnswer(Responder[BodyExchange]):
 
     def __init__(self, ex: BodyExchange) -> None:
         super().__init__(ex)
-        self.start_msg: Message = {}
-        self.pieces: list[tuple[bytes, bool]] = []
         self.size = 0
-        self.sniffer = wire.Sniffer(None)
         self.kind: str | None = None
-
-    async def start(self, message: Message) -> None:
-        self.start_msg = message
-        headers = message.get("headers", [])
-        self.sniffer = wire.Sniffer(header(headers, b"content-type"), header(headers, b"content-encoding"))
 
     async def body(self, data: bytes, more: bool) -> None:
         self.pieces.append((data, more))
@@ -202,15 +198,6 @@ class ErrorAnswer(Responder[BodyExchange]):
         self.ex.responder = passthrough
         await passthrough.start(self.start_msg)
         await passthrough.body(raw, more)
-
-    async def _hand_to(self, responder: Responder[Any]) -> None:
-        ex = self.ex
-        ex.responder = responder
-        await responder.start(self.start_msg)
-        for piece, more_ in self.pieces:
-            if ex.closed:
-                return
-            await responder.body(piece, more_)
 
 
 class Buffered(Responder[BodyExchange]):
