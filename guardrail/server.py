@@ -68,7 +68,13 @@ from guardrail.server_request import RequestLimits, validate_request
 from guardrail.server_request import json_depth as _depth  # noqa: F401  (its name here before the split)
 from guardrail.server_upstream import PASS_HEADERS as PASS_HEADERS
 from guardrail.server_upstream import error_response as _error
-from guardrail.server_upstream import UPSTREAM_CONNECTIONS, UPSTREAM_DEADLINE_S, forward, upstream_headers
+from guardrail.server_upstream import (
+    UPSTREAM_CONNECTIONS,
+    UPSTREAM_DEADLINE_S,
+    UPSTREAM_RETRIES,
+    forward,
+    upstream_headers,
+)
 from guardrail.telemetry import Telemetry, metrics_app
 
 ROUTES = GUARDED_ROUTES
@@ -99,6 +105,8 @@ class Gateway:
     upstream (its ``pool`` part: the wait for a free connection), ``upstream_deadline`` (seconds, None for none) its
     whole answer. ``upstream_connections``: requests open to the upstream at once (more wait for a connection, up to
     the pool timeout, then 504); each is released when its answer ends, is blocked or the client goes away.
+    ``upstream_retries``: times a request is sent again when the upstream's connection failed before any byte of an
+    answer (refused, reset, closed as it was reused; never after a timeout or once an answer began).
 
     Lifecycle: the upstream client opens at startup; at shutdown the gateway closes it, waits for the flag-mode
     checks still running (none lost, none cut) and closes the guard. ``app`` is the ASGI application.
@@ -120,10 +128,14 @@ class Gateway:
         limits: RequestLimits | None = None,
         upstream_deadline: float | None = UPSTREAM_DEADLINE_S,
         upstream_connections: int = UPSTREAM_CONNECTIONS,
+        upstream_retries: int = UPSTREAM_RETRIES,
     ) -> None:
         if upstream_connections < 1:
             raise ConfigurationError(f"upstream_connections must be at least 1, got {upstream_connections}")
+        if upstream_retries < 0:
+            raise ConfigurationError(f"upstream_retries must be 0 or more, got {upstream_retries}")
         self.upstream_connections = upstream_connections
+        self.upstream_retries = upstream_retries
         self.base = upstream.rstrip("/")
         self.upstream_deadline = upstream_deadline
         self.limits = limits or RequestLimits()
@@ -161,8 +173,9 @@ class Gateway:
         if self.client is None:
             n = self.upstream_connections
             # idle connections are dropped after 2 s, before the upstream drops them: uvicorn-based model servers
-            # (vLLM...) close an idle keep-alive connection after 5 s, httpx's own default (a precaution: the soak's
-            # rare 502 ReadErrors, 8 of 11,966 streams, were still there after it, 2 of 2,825: cause not found)
+            # (vLLM...) close an idle keep-alive connection after 5 s, httpx's own default. That alone cannot close
+            # the race (the upstream's timer starts when it has sent the answer, which the gateway may read seconds
+            # later under load): a request on a connection closed under it is sent again (upstream_retries)
             self.client = httpx.AsyncClient(timeout=self.timeout, transport=self.transport,
                                             limits=httpx.Limits(max_connections=n, max_keepalive_connections=min(n, 20),
                                                                 keepalive_expiry=2.0))
@@ -310,7 +323,7 @@ class Gateway:
             url += "?" + request.url.query
         return await forward(client, self.base, method, url, headers, body, telemetry=self.telemetry,
                              max_bytes=self.limits.max_upstream_bytes, origin=self.app.origin,
-                             deadline=self.upstream_deadline)
+                             deadline=self.upstream_deadline, retries=self.upstream_retries)
 
 
 class _TooLarge(Exception):
@@ -319,7 +332,8 @@ class _TooLarge(Exception):
 
 def create_gateway(upstream: str, guard: Guard, telemetry: Telemetry, **options: Any) -> GuardrailMiddleware:
     """The gateway's ASGI app: ``Gateway(upstream, guard, telemetry, **options).app`` (see :class:`Gateway` for the
-    options: api_key, timeout, transport, retriever, multiprocess, shadow, forward_routes, limits, upstream_deadline)."""
+    options: api_key, timeout, transport, retriever, multiprocess, shadow, forward_routes, limits, upstream_deadline,
+    upstream_connections, upstream_retries)."""
     return Gateway(upstream, guard, telemetry, **options).app
 
 
@@ -355,6 +369,8 @@ class ServeConfig:
     upstream_deadline: float = UPSTREAM_DEADLINE_S
     #: requests open to the upstream at once (the upstream client's connection pool)
     upstream_connections: int = UPSTREAM_CONNECTIONS
+    #: times a request is sent again after a connection failure with no byte of an answer
+    upstream_retries: int = UPSTREAM_RETRIES
     threads: int | None = None
     upstream_api_key: str | None = None
     multiprocess: bool = False
@@ -438,7 +454,7 @@ def build_app(cfg: ServeConfig) -> GuardrailMiddleware:
         assert cfg.upstream is not None
         app = create_gateway(cfg.upstream, guard, telemetry, api_key=cfg.upstream_api_key, timeout=timeout, limits=limits,
                              multiprocess=cfg.multiprocess, shadow=shadow, upstream_deadline=cfg.upstream_deadline,
-                             upstream_connections=cfg.upstream_connections)
+                             upstream_connections=cfg.upstream_connections, upstream_retries=cfg.upstream_retries)
     return app
 
 

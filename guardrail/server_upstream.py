@@ -30,6 +30,12 @@ PASS_HEADERS = ("content-type", "x-request-id", "openai-processing-ms", "retry-a
 UPSTREAM_DEADLINE_S = 600.0
 #: requests open to the upstream at once, per gateway process (httpx's pool size)
 UPSTREAM_CONNECTIONS = 100
+#: times a request is sent again when the upstream's connection failed before any byte of its answer
+UPSTREAM_RETRIES = 2
+#: seconds before the n-th retry: n times this
+RETRY_BACKOFF_S = 0.05
+#: failures with no byte of an answer received, after which the request is sent again
+RETRIED_ERRORS = (httpx.ConnectError, httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
 
 T = TypeVar("T")
 
@@ -80,24 +86,43 @@ def upstream_headers(request: Request, base: dict[str, str], api_key: str | None
 
 async def forward(client: httpx.AsyncClient, base: str, method: str, url: str, headers: dict[str, str],
                   body: bytes | None, *, telemetry: Telemetry, max_bytes: int, origin: str | None = None,
-                  deadline: float | None = UPSTREAM_DEADLINE_S) -> Response:
+                  deadline: float | None = UPSTREAM_DEADLINE_S, retries: int = UPSTREAM_RETRIES) -> Response:
     """Send one request to the upstream at ``base``; its answer as a response (a stream relayed as it comes), or the
     error that says why there is none (502 unreachable or unreadable, 504 timeout). ``deadline``: seconds for the
-    whole answer, headers and body or stream (None: none)."""
+    whole answer, headers and body or stream (None: none). ``retries``: times the request is sent again when it
+    failed before any byte of an answer came back (refused, reset or closed connection; never after a timeout, and
+    never once an answer has begun), within the same deadline."""
     timer = Deadline(deadline)
-    try:
-        response = await timer.run(client.send(client.build_request(method, url, content=body, headers=headers),
-                                               stream=True))
-    except DeadlineExceeded as exc:
-        telemetry.upstream_error("timeout")
-        return error_response(504, f"the upstream at {base} {exc}", "upstream_timeout")
-    except httpx.TimeoutException as exc:
-        telemetry.upstream_error("timeout")
-        return error_response(504, f"the upstream at {base} did not answer in time ({type(exc).__name__})", "upstream_timeout")
-    except httpx.TransportError as exc:
-        telemetry.upstream_error("connect")
-        return error_response(502, f"the upstream at {base} is unreachable ({type(exc).__name__}: {exc})",
-                              "upstream_unreachable")
+    attempt = 0
+    while True:
+        try:
+            response = await timer.run(client.send(client.build_request(method, url, content=body, headers=headers),
+                                                   stream=True))
+            break
+        except DeadlineExceeded as exc:
+            telemetry.upstream_error("timeout")
+            return error_response(504, f"the upstream at {base} {exc}", "upstream_timeout")
+        except httpx.TimeoutException as exc:
+            telemetry.upstream_error("timeout")
+            return error_response(504, f"the upstream at {base} did not answer in time ({type(exc).__name__})",
+                                  "upstream_timeout")
+        except RETRIED_ERRORS as exc:
+            # no byte of an answer came back: the connection was refused, or closed or reset under the request (a
+            # kept-alive connection the upstream closed as it was reused). Sent again on a new connection, as the
+            # OpenAI SDKs do with connection errors; the last failure is the caller's 502
+            if attempt < retries:
+                attempt += 1
+                telemetry.upstream_error("retried")
+                await timer.run(asyncio.sleep(RETRY_BACKOFF_S * attempt))
+                continue
+            telemetry.upstream_error("connect")
+            tries = f" after {attempt + 1} attempts" if attempt else ""
+            return error_response(502, f"the upstream at {base} is unreachable{tries} ({type(exc).__name__}: {exc})",
+                                  "upstream_unreachable")
+        except httpx.TransportError as exc:
+            telemetry.upstream_error("connect")
+            return error_response(502, f"the upstream at {base} is unreachable ({type(exc).__name__}: {exc})",
+                                  "upstream_unreachable")
     passed = {k: v for k, v in response.headers.items() if k.lower() in PASS_HEADERS}
     ctype = response.headers.get("content-type", "")
     try:

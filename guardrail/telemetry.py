@@ -13,7 +13,7 @@ Metric names (``guardrail_`` prefix, base units, counters end in ``_total``):
 | guardrail_verdicts_total | counter | route, model, action, outcome | |
 | guardrail_check_errors_total | counter | route, model, reason | |
 | guardrail_checks_in_flight | gauge | route, model | |
-| guardrail_upstream_errors_total | counter | route, model, reason | (gateway: connect, timeout, status, stream) |
+| guardrail_upstream_errors_total | counter | route, model, reason | (gateway: connect, timeout, status, stream; retried: a connection failure sent again) |
 | guardrail_scorer_request_duration_seconds | histogram | route, model, scorer | (remote scorer, ``--scorer-url``: each HTTP attempt) |
 | guardrail_scorer_errors_total | counter | route, model, scorer, reason | (remote scorer attempts that failed: connect, timeout, status, protocol) |
 
@@ -42,7 +42,7 @@ GENERATION_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.
 CHECK_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 1.0, 2.5)
 #: bounded error reasons
 ERROR_REASONS = ("exception", "timeout", "input", "uncheckable", "unreadable", "overload", "scorer")
-UPSTREAM_REASONS = ("connect", "timeout", "status", "stream")
+UPSTREAM_REASONS = ("connect", "timeout", "status", "stream", "retried")
 SCORER_REASONS = ("connect", "timeout", "status", "protocol")
 #: the models of a remote scorer (guardrail.remote.protocol)
 SCORERS = ("nli", "embedding")
@@ -83,7 +83,8 @@ class Telemetry:
                                      labels, registry=r)
         self.judge_errors = Counter("guardrail_judge_errors", "Shadow-judge calls that failed, by judge.",
                                     (*labels, "judge"), registry=r)
-        self.upstream_errors = Counter("guardrail_upstream_errors", "Gateway upstream failures (connect, timeout, status, stream).",
+        self.upstream_errors = Counter("guardrail_upstream_errors", "Gateway upstream failures (connect, timeout, status, stream; retried: an attempt "
+                                       "that failed and was sent again).",
                                        (*labels, "reason"), registry=r)
         self.in_flight = Gauge("guardrail_checks_in_flight", "Checks running now.", labels, registry=r,
                                multiprocess_mode="livesum")

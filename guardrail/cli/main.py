@@ -161,6 +161,10 @@ def _serve_parser(sub: Sub[argparse.ArgumentParser]) -> None:
     srv.add_argument("--upstream-connections", type=int, default=100, metavar="N",
                      help="requests open to the upstream at once, per worker (more wait for a free connection up to "
                           "--timeout, then 504)")
+    srv.add_argument("--upstream-retries", type=int, default=2, metavar="N",
+                     help="times a request is sent again when the upstream's connection failed before any byte of "
+                          "an answer (refused, reset, closed as it was reused), as the OpenAI SDKs do; never after a "
+                          "timeout or once an answer began")
     srv.add_argument("--workers", type=int, default=1,
                      help="worker processes (metrics are aggregated with PROMETHEUS_MULTIPROC_DIR)")
     srv.add_argument("--max-response-chars", type=int, default=100_000,
