@@ -96,6 +96,8 @@ async def forward(client: httpx.AsyncClient, base: str, method: str, url: str, h
     attempt = 0
     while True:
         try:
+            if attempt:
+                await timer.run(asyncio.sleep(RETRY_BACKOFF_S * attempt))
             response = await timer.run(client.send(client.build_request(method, url, content=body, headers=headers),
                                                    stream=True))
             break
@@ -113,7 +115,6 @@ async def forward(client: httpx.AsyncClient, base: str, method: str, url: str, h
             if attempt < retries:
                 attempt += 1
                 telemetry.upstream_error("retried")
-                await timer.run(asyncio.sleep(RETRY_BACKOFF_S * attempt))
                 continue
             telemetry.upstream_error("connect")
             tries = f" after {attempt + 1} attempts" if attempt else ""
