@@ -18,10 +18,35 @@
   each sentence's chunks are held until it passed. A stopped stream ends with a chunk whose
   ``finish_reason`` is ``"content_filter"`` (carrying the fallback text in fallback mode), as OpenAI's
   own filter does; the verdict is ``stream.guardrail`` once the stream is consumed.
-- Other SDK paths that return an answer (``with_raw_response``, ``with_streaming_response``, ``parse``, ``stream``,
-  ``client.responses``, ``client.completions``, ``client.beta``) are refused with a :class:`ConfigurationError` that
-  names the guarded call; everything else on the client (embeddings, models, files...) is passed through untouched.
-  Upstream errors reach the caller.
+- ``client.with_options(...)`` and ``client.copy(...)`` return a *guarded* client (the same guard around the inner
+  client's ``with_options(...)`` / ``copy(...)``), so per-request timeouts, headers, retries... keep working.
+  ``with guard_openai(...) as client:`` (``async with`` too) yields the guarded client, never the inner one.
+- Upstream errors reach the caller.
+
+What the wrapper hands out is decided by explicit lists, and it fails closed: a name on no list is refused.
+
+- Guarded: ``chat.completions.create``; ``with_options`` / ``copy`` (a guarded client).
+- Refused with :class:`UnguardedPathError` (a :class:`ConfigurationError` that is also an ``AttributeError``, so
+  ``hasattr`` probes say False) naming what is refused, why and the guarded call to use instead:
+
+  - views that hand out the inner client's answers raw: ``with_raw_response`` and ``with_streaming_response`` on the
+    client, on ``client.chat`` and on ``client.chat.completions`` (a raw response's body would reach you unchecked);
+  - ``chat.completions.parse`` / ``.stream`` and the stored-completion reads ``chat.completions.retrieve`` / ``list``
+    / ``update`` / ``messages`` (they return model answers that were never checked, blocked ones included);
+  - APIs that generate answers outside ``chat.completions.create`` (:data:`_UNGUARDED_APIS`): ``responses``,
+    ``conversations``, ``completions``, ``beta``, ``batches``, ``realtime``, ``live``, ``evals``, ``decisions``;
+  - the raw HTTP methods ``post``, ``get``, ``put``, ``patch``, ``delete``, ``request``, ``get_api_list`` (they reach
+    any endpoint, ``/chat/completions`` included);
+  - any other public name not on the pass-through list (an endpoint a newer SDK adds is refused until it is listed).
+    Private names (``_x``) of the inner client are not forwarded at all (plain ``AttributeError``).
+
+- Passed through untouched (:data:`_PASS_THROUGH`): resources that do not write answers (``embeddings``, ``files``,
+  ``models``, ``moderations``, ``uploads``, ``vector_stores``, ``fine_tuning``, ``webhooks``, ``images``, ``videos``,
+  ``audio``, ``containers``, ``skills``, ``admin``, ``safety``, ``content_provenance_checks``), settings (``api_key``,
+  ``base_url``, ``timeout``, ``max_retries``, ``default_headers``, ``organization``, ``project``...), ``close`` and
+  ``is_closed``; and ``chat.completions.delete``.
+
+To use a refused path on purpose, call it on the client you wrapped: it is not guarded, and says so by its name.
 """
 
 from __future__ import annotations
@@ -204,19 +229,84 @@ class _Completions:
         return _apply(self._guard, result, verdicts)
 
     def __getattr__(self, name: str) -> Any:
-        if name in _UNGUARDED_CALLS:
-            raise ConfigurationError(
-                f"chat.completions.{name} is not guarded: it would return the model's answer unchecked. Use "
-                "chat.completions.create(..., contexts=[...]) (stream=True for a stream); the verdict is on the "
-                "result's .guardrail")
-        return getattr(self._inner, name)
+        if name in _COMPLETIONS_PASS_THROUGH:
+            return getattr(self._inner, name)
+        raise _refused(self, "chat.completions", name, _COMPLETIONS_REFUSED)
 
 
-#: SDK call paths that return an answer the wrapper cannot check: refused, never passed through unchecked
-_UNGUARDED_CALLS = frozenset({"with_raw_response", "with_streaming_response", "parse", "stream"})
+class UnguardedPathError(ConfigurationError, AttributeError):
+    """A path of the wrapped client that would return answers unchecked (or that the wrapper does not know to be
+    safe) was asked for. Also an ``AttributeError``: ``hasattr(client, "responses")`` is False on a guarded client."""
+
+
+_USE = ("Use client.chat.completions.create(..., contexts=[...]) (stream=True for a stream); the verdict is on the "
+        "result's .guardrail")
+_RAW_VIEW = ("it hands out the wrapped client's raw HTTP responses, whose body would reach you unchecked "
+             "(the guard can only check answers it parses itself)")
+
+#: ``client.chat.completions`` names refused, with why (everything not in _COMPLETIONS_PASS_THROUGH is refused)
+_COMPLETIONS_REFUSED = {
+    "with_raw_response": _RAW_VIEW,
+    "with_streaming_response": _RAW_VIEW,
+    "parse": "it would return the model's answer unchecked",
+    "stream": "it would return the model's answer unchecked",
+    "retrieve": "it returns a stored answer that was never checked (a blocked one too)",
+    "list": "it returns stored answers that were never checked (blocked ones too)",
+    "update": "it returns a stored answer that was never checked (a blocked one too)",
+    "messages": "it returns stored messages that were never checked (blocked answers too)",
+}
+#: ``client.chat.completions`` names passed through: they return no answer
+_COMPLETIONS_PASS_THROUGH = frozenset({"delete"})
+#: ``client.chat`` names refused (``chat.completions`` is the guarded resource; nothing else is passed through)
+_CHAT_REFUSED = {"with_raw_response": _RAW_VIEW, "with_streaming_response": _RAW_VIEW}
 #: client attributes that generate answers outside chat.completions.create
-_UNGUARDED_APIS = {"responses": "the Responses API", "completions": "the legacy completions API",
-                   "beta": "the beta helpers (chat.completions.parse / stream)"}
+_UNGUARDED_APIS = {
+    "responses": "the Responses API",
+    "conversations": "the Responses API's conversations",
+    "completions": "the legacy completions API",
+    "beta": "the beta helpers (chat.completions.parse / stream, assistants, realtime)",
+    "batches": "the Batch API (it runs chat completions offline)",
+    "realtime": "the Realtime API",
+    "live": "the Live API",
+    "evals": "the Evals API (its runs generate answers)",
+    "decisions": "the Decisions API (the model answers questions)",
+}
+_GATEWAY = ("; or run `guardrail serve` and point the client's base_url at it (the gateway guards /v1/responses and "
+            "/v1/completions too)")
+#: client names refused, with why (with_options / copy are guarded; a name on no list is refused)
+_CLIENT_REFUSED = {
+    **{name: f"it is {api}, whose answers the guard does not check" for name, api in
+       _UNGUARDED_APIS.items()},
+    "with_raw_response": _RAW_VIEW,
+    "with_streaming_response": _RAW_VIEW,
+    **{name: "the raw HTTP methods reach any endpoint (/chat/completions included) and their answers would reach "
+             "you unchecked" for name in ("post", "get", "put", "patch", "delete", "request", "get_api_list")},
+}
+#: client names passed through untouched: resources that write no answer, settings and lifecycle
+_PASS_THROUGH = frozenset({
+    # resources
+    "embeddings", "files", "models", "moderations", "uploads", "vector_stores", "fine_tuning", "webhooks", "images",
+    "videos", "audio", "containers", "skills", "admin", "safety", "content_provenance_checks",
+    # settings
+    "api_key", "admin_api_key", "organization", "project", "webhook_secret", "websocket_base_url", "base_url",
+    "workload_identity", "timeout", "max_retries", "default_headers", "default_query", "auth_headers", "custom_auth",
+    "user_agent", "platform_headers", "qs",
+    # lifecycle
+    "close", "is_closed",
+})
+
+
+def _refused(owner: object, path: str, name: str, refused: dict[str, str]) -> AttributeError:
+    """The error for ``owner.name`` (``path`` is how the caller reaches owner): a plain AttributeError for private
+    names (never forwarded), else an UnguardedPathError that says what is refused, why and what to use instead."""
+    if name.startswith("_"):
+        return AttributeError(f"{type(owner).__name__!r} object has no attribute {name!r} (guard_openai does not "
+                              "forward private attributes of the wrapped client)")
+    why = refused.get(name, "guard_openai does not know it to be safe: only the names its module docstring lists "
+                            "are passed through")
+    extra = _GATEWAY if path == "client" and name in _UNGUARDED_APIS else ""
+    return UnguardedPathError(f"{path}.{name} is not guarded by guard_openai: {why}. {_USE}{extra}. To use it "
+                              "unguarded on purpose, call it on the client you wrapped")
 
 
 class _AsyncCompletions(_Completions):
@@ -239,15 +329,15 @@ class _AsyncCompletions(_Completions):
 
 class _Chat:
     def __init__(self, inner: Any, guard: Guard, is_async: bool) -> None:
-        self._inner = inner
         self.completions = (_AsyncCompletions if is_async else _Completions)(inner.completions, guard)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
+        raise _refused(self, "chat", name, _CHAT_REFUSED)
 
 
 class GuardedOpenAI:
-    """Proxy of an OpenAI client whose ``chat.completions.create`` is guarded."""
+    """Proxy of an OpenAI client whose ``chat.completions.create`` is guarded; see the module docstring for what else
+    it hands out."""
 
     def __init__(self, client: Any, guard: Guard) -> None:
         import openai
@@ -256,13 +346,32 @@ class GuardedOpenAI:
         self.guard = guard
         self.chat = _Chat(client.chat, guard, isinstance(client, openai.AsyncOpenAI))
 
+    def with_options(self, **options: Any) -> GuardedOpenAI:
+        """The wrapped client's ``with_options(**options)``, guarded by the same guard."""
+        return GuardedOpenAI(self._client.with_options(**options), self.guard)
+
+    def copy(self, **options: Any) -> GuardedOpenAI:
+        """The wrapped client's ``copy(**options)``, guarded by the same guard."""
+        return GuardedOpenAI(self._client.copy(**options), self.guard)
+
+    def __enter__(self) -> GuardedOpenAI:
+        self._client.__enter__()
+        return self  # never the wrapped client's own __enter__ result: that is the unguarded client
+
+    def __exit__(self, *exc: Any) -> None:
+        self._client.__exit__(*exc)
+
+    async def __aenter__(self) -> GuardedOpenAI:
+        await self._client.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._client.__aexit__(*exc)
+
     def __getattr__(self, name: str) -> Any:
-        if name in _UNGUARDED_APIS:
-            raise ConfigurationError(
-                f"client.{name} ({_UNGUARDED_APIS[name]}) is not guarded by guard_openai: its answers would reach you "
-                "unchecked. Use client.chat.completions.create(..., contexts=[...]), or run `guardrail serve` and "
-                "point the client's base_url at it (the gateway guards /v1/responses and /v1/completions too)")
-        return getattr(self._client, name)
+        if name in _PASS_THROUGH:
+            return getattr(self._client, name)
+        raise _refused(self, "client", name, _CLIENT_REFUSED)
 
 
 def guard_openai(client: Any, guard: Guard) -> GuardedOpenAI:
