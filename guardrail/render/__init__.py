@@ -8,9 +8,12 @@ rendered, so that the checks score what the reader reads, not the bytes that spe
 
 What it does, in this order (each step is one pass; see :func:`render`):
 
-1. **Struck text is removed**: ``~~x~~`` and ``~x~`` (GFM), ``<del>``, ``<s>``, ``<strike>``, and letters struck
-   with a combining overlay (``c̶a̶n̶n̶o̶t̶``): every reader reads them as withdrawn, markdown or not. A stream reads
-   struck text that spans sentences as one sentence (:func:`~guardrail.render.markup.struck_regions`).
+1. **Struck text is removed**, only where every common reader strikes it (cmark-gfm, markdown-it, a browser's
+   HTML5 parser): ``~~x~~`` (flanking as CommonMark reads it, within a line; a single ``~`` or ``~~~`` is text),
+   ``<del>``, ``<s>``, ``<strike>`` where CommonMark reads raw HTML (not in code spans, link destinations, ``[...]``,
+   comments, CDATA, declarations; not broken over lines; within one paragraph), and letters struck with a combining
+   overlay (``c̶a̶n̶n̶o̶t̶``). Where readers may disagree the text is read. A stream reads struck text that spans
+   sentences as one sentence (:func:`~guardrail.render.markup.struck_regions`).
 2. **Markdown blocks**: a table is read as statements, one per row and column: the row's first cell with each other
    cell, and with its header where the cell needs it ("| Item | Return window | Fee |" / "| Shoes | 30 days of
    delivery | 5 |" -> "Shoes: 30 days of delivery. Shoes: fee: 5."; see ``_row``);

@@ -4,8 +4,11 @@ markdown blocks (tables, headings, quotes, rules) are read in :mod:`guardrail.re
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
+import string
+import unicodedata
 from collections.abc import Callable
 
 from guardrail.render.offsets import PassMap, PassOutput
@@ -81,17 +84,249 @@ def line_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
 
 
 # -- 1. struck HTML elements (may span lines)
+# Struck text is dropped only where every common reader strikes it: cmark-gfm (GitHub), markdown-it with its
+# strikethrough rule, and a browser (HTML5 parser) reading what either renders. Wherever they may disagree, or the
+# markup is ambiguous, the text is read (a struck text read is only checked too; a shown one dropped is a bypass).
+#
 #: an HTML tag as CommonMark reads one (attribute names start with a letter, ``_`` or ``:``; quoted values are part
-#: of the tag, so a ``<del>`` inside an attribute value is no tag)
+#: of the tag, so a ``<del>`` inside an attribute value is no tag); broad: used to find what is *not* markup
 _HTML_TAG = re.compile(
     r"<(?P<close>/?)(?P<name>[A-Za-z][A-Za-z0-9-]{0,30})"
     r"(?P<attrs>(?:\s+[A-Za-z_:][A-Za-z0-9_.:-]{0,100}(?:\s*=\s*(?:\"[^\"]{0,1000}\"|'[^']{0,1000}'|[^\s\"'=<>`]+))?){0,50})"
     r"\s*/?>")
-_STRUCK_NAMES = frozenset({"del", "s", "strike"})
+#: a strike tag every reader takes for one: spaces and tabs only (a no-break space, a form feed or a line break in it
+#: and some reader shows it as text, or parses another element), a closing tag without attributes (CommonMark)
+_STRIKE_OPEN = re.compile(
+    r"<(?P<name>del|s|strike)(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]{0,100}"
+    r"(?:[ \t]*=[ \t]*(?:\"[^\"\n\r]{0,1000}\"|'[^'\n\r]{0,1000}'|[^ \t\n\r\f\v\"'=<>`]+))?){0,50}[ \t]*/?>", re.I)
+_STRIKE_CLOSE = re.compile(r"</(?P<name>del|s|strike)[ \t]*>", re.I)
+_STRIKE_NAMES = frozenset({"del", "s", "strike"})
 #: elements whose content is shown as written (RCDATA: textarea, title) or not parsed as markup (RAWTEXT, script
 #: data, plaintext): a ``<del>`` inside is text
 _RAW_TEXT = frozenset({"textarea", "title", "xmp", "plaintext", "script", "style", "iframe", "noembed", "noframes",
                        "noscript"})
+#: elements after which a browser parses tags otherwise (foreign content: ``<del>`` in ``<svg>`` is an SVG element;
+#: ``<select>`` ignores it; a template is not shown): no strike tag after one is trusted
+_OTHER_PARSING = frozenset({"svg", "math", "select", "template", "object", "frameset"})
+#: text that is no markup for some reader: comments, processing instructions, CDATA, declarations (to their end, or
+#: to the end of the stretch when unclosed), autolinks and any ``<...>`` without spaces, GFM's extended autolinks
+_NOT_MARKUP = re.compile(r"<!--|<\?|<!\[CDATA\[|<![A-Za-z]|<[^<>\s]{1,2000}>|(?:https?://|ftp://|www\.)[^\s<]*", re.I)
+_NOT_MARKUP_END = {"<!--": "-->", "<?": "?>", "<![CDATA[": "]]>", "<!": ">"}
+#: a link destination (and title) after ``](``
+_DESTINATION = re.compile(
+    r"\]\([ \t]*\n?[ \t]*(?:<[^<>\n]{0,2000}>|[^\s()]{0,2000}(?:\([^\s()]{0,2000}\)[^\s()]{0,2000}){0,10})"
+    r"(?:[ \t]*\n?[ \t]*(?:\"[^\"]{0,2000}\"|'[^']{0,2000}'|\([^()]{0,2000}\)))?[ \t]*\n?[ \t]*\)")
+#: a line that may start a block (or a table row) rather than continue a paragraph: a strike element does not
+#: reach over it (the paragraph, and the element, end before it)
+_BLOCK_START = re.compile(r"[ \t]*(?:[>#|=_*+\-`~]|\d{1,9}[.)]|<(?!/?(?:del|s|strike)[ \t/>]))", re.I)
+_HEADING_LINE = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*(?=\n)")
+
+
+def _chunks(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """``text[a:b]`` cut at blank lines (paragraph ends): no inline markup and no struck element spans one."""
+    out = []
+    pos = a
+    for m in _BLANK_LINE.finditer(text, a, b):
+        out.append((pos, m.start() + 1))
+        pos = m.end()
+    out.append((pos, b))
+    return out
+
+
+def _backtick_pairs(text: str, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Code spans from backtick runs: a run up to the next one of the same length (linear)."""
+    following: list[int | None] = [None] * len(runs)
+    last: dict[int, int] = {}
+    for k in range(len(runs) - 1, -1, -1):
+        n = runs[k][1] - runs[k][0]
+        following[k] = last.get(n)
+        last[n] = k
+    spans = []
+    k = 0
+    while k < len(runs):
+        j = following[k]
+        if j is None:
+            k += 1
+            continue
+        spans.append((runs[k][0], runs[j][1]))
+        k = j + 1
+    return spans
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            if e > out[-1][1]:
+                out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
+
+
+def _inside(spans: list[tuple[int, int]], s: int, e: int) -> bool:
+    """Whether ``[s, e)`` meets one of the merged, sorted ``spans``."""
+    k = bisect.bisect_right(spans, (s, 1 << 62)) - 1
+    if k >= 0 and spans[k][1] > s:
+        return True
+    return k + 1 < len(spans) and spans[k + 1][0] < e
+
+
+def _not_markup(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """What some reader of ``text[a:b]`` (one paragraph) does not read as inline markup, merged: code spans (as
+    CommonMark pairs backticks, with and without backslash escapes), raw HTML tags (the broad reading), comments,
+    processing instructions, CDATA, declarations, autolinks and link destinations with their titles. Linear."""
+    spans: list[tuple[int, int]] = []
+    if "`" in text[a:b]:
+        runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, a, b)]
+        spans += _backtick_pairs(text, runs)
+        unescaped = []
+        for s, e in runs:
+            k = s
+            while k > a and text[k - 1] == "\\":
+                k -= 1
+            if (s - k) % 2:
+                s += 1
+            if s < e:
+                unescaped.append((s, e))
+        spans += _backtick_pairs(text, unescaped)
+    pos = a
+    while True:
+        m = _NOT_MARKUP.search(text, pos, b)
+        if m is None:
+            break
+        opener = m.group()
+        end_mark = next((v for k, v in _NOT_MARKUP_END.items() if opener.upper().startswith(k)), None)
+        if end_mark is None:
+            if not (_STRIKE_OPEN.fullmatch(opener) or _STRIKE_CLOSE.fullmatch(opener)):
+                spans.append((m.start(), m.end()))
+            pos = m.end()
+            continue
+        close = text.find(end_mark, m.end(), b)
+        end = b if close < 0 else close + len(end_mark)
+        spans.append((m.start(), end))
+        pos = end
+        if close < 0:
+            break
+    for m in _HTML_TAG.finditer(text, a, b):
+        if not (_STRIKE_OPEN.fullmatch(m.group()) or _STRIKE_CLOSE.fullmatch(m.group())):
+            spans.append((m.start(), m.end()))
+    pos = a
+    while True:
+        k = text.find("](", pos, b)
+        if k < 0:
+            break
+        m = _DESTINATION.match(text, k, b)
+        if m is not None:
+            end = m.end()
+        else:  # no destination as written here: to the next ")" on the line, or the line's end
+            nl = text.find("\n", k, b)
+            line_end = b if nl < 0 else nl
+            close = text.find(")", k, line_end)
+            end = line_end if close < 0 else close + 1
+        spans.append((k + 1, end))
+        pos = max(end, k + 2)
+    return _merge(spans)
+
+
+def _brackets(text: str, a: int, b: int, skip: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``[...]`` pairs of ``text[a:b]`` (link text, image alt text, labels), paired as written and, separately,
+    outside ``skip`` (code spans, tags): both readings, merged."""
+    out: list[tuple[int, int]] = []
+    if "[" not in text[a:b]:
+        return out
+    for honour_skip in (False, True):
+        stack: list[int] = []
+        for m in re.finditer(r"\\.|[\[\]]", text[a:b], re.S):
+            s = a + m.start()
+            ch = m.group()
+            if len(ch) == 2 or (honour_skip and _inside(skip, s, s + 1)):
+                continue
+            if ch == "[":
+                stack.append(s)
+            elif stack:
+                out.append((stack.pop(), s + 1))
+    return _merge(out)
+
+
+def _struck_elements(text: str, a: int, b: int) -> tuple[list[tuple[int, int]], int]:
+    """The struck elements of ``text[a:b]`` (no code block in it), each from its opening tag to the matching closing
+    tag (nesting counted, linear), and the start of one opened and not closed at the end (-1: none; read as text).
+
+    A strike tag counts only where every reader parses one (see :data:`_STRIKE_OPEN`): not escaped, not in a code
+    span, comment, CDATA, processing instruction, declaration, autolink, link destination or ``[...]`` (link text or
+    alt text), not inside another tag's attribute value, not inside an element shown as written (``<textarea>``),
+    not after foreign content (``<svg>``). An element is struck only within one paragraph: not over a blank line,
+    not over a line that may start a block (``>``, ``#``, a list item, a table row...), not across table cells."""
+    regions: list[tuple[int, int]] = []
+    pending = -1
+    raw = ""  # inside this raw-text element: no tags until its end tag
+    other = False  # after foreign content: no strike tag trusted
+    # comments (and the like) in HTML blocks run over blank lines: found over the whole stretch first
+    wide = _not_markup(text, a, b) if "<" in text[a:b] else []
+    for ca, cb in _chunks(text, a, b):
+        if "<" not in text[ca:cb]:
+            continue
+        opaque = _merge(_not_markup(text, ca, cb) + [w for w in wide if w[1] > ca and w[0] < cb])
+        brackets = _brackets(text, ca, cb, opaque)
+        opened, name, depth = -1, "", 0
+        line_end = text.find("\n", ca, cb)
+        lines_ok = True
+        for m in re.finditer(r"<", text[ca:cb]):
+            start = ca + m.start()
+            tag = _HTML_TAG.match(text, start, cb)
+            if tag is None:
+                continue
+            tname = tag.group("name").lower()
+            closing = bool(tag.group("close"))
+            if raw:
+                if closing and tname == raw and raw != "plaintext":
+                    raw = ""
+                continue
+            if tname in _RAW_TEXT and not closing:
+                raw = tname
+                continue
+            if tname in _OTHER_PARSING and not closing:
+                other = True
+            if tname not in _STRIKE_NAMES or other:
+                continue
+            strict = (_STRIKE_CLOSE if closing else _STRIKE_OPEN).fullmatch(tag.group())
+            if strict is None or _inside(opaque, start, start + 1) or _inside(brackets, start, tag.end()):
+                continue
+            slashes = start
+            while slashes > ca and text[slashes - 1] == "\\":
+                slashes -= 1
+            if (start - slashes) % 2:
+                continue  # an escaped "<": text
+            if opened >= 0 and 0 <= line_end < start:
+                # the element reaches over line breaks: each line it reaches must go on with the paragraph
+                while lines_ok and 0 <= line_end < start:
+                    nxt = text.find("\n", line_end + 1, cb)
+                    line = text[line_end + 1 : cb if nxt < 0 else nxt]
+                    lines_ok = not _BLOCK_START.match(line) and "|" not in line
+                    line_end = nxt
+                if not lines_ok:
+                    opened = -1  # closed where the paragraph ends: read
+            if opened < 0:
+                line_end = text.find("\n", start, cb)
+                lines_ok = True
+            if not closing:
+                if opened < 0:
+                    ls = text.rfind("\n", ca, start) + 1
+                    first = text[ls : cb if line_end < 0 else line_end]
+                    opened, name, depth = start, tname, 1
+                    lines_ok = not (_HEADING_LINE.match(first) or ("|" in first and line_end >= 0))
+                elif tname == name:
+                    depth += 1
+            elif opened >= 0 and tname == name:
+                depth -= 1
+                if depth == 0:
+                    if "|" not in text[opened : tag.end()]:  # not across the cells of a table row
+                        regions.append((opened, tag.end()))
+                    opened = -1
+        pending = opened if cb == b and opened >= 0 else -1
+    return regions, pending
 
 
 def struck_html(text: str) -> tuple[str, PassMap | None]:
@@ -110,54 +345,120 @@ def struck_html(text: str) -> tuple[str, PassMap | None]:
     return out.done()
 
 
-def _struck_elements(text: str, a: int, b: int) -> tuple[list[tuple[int, int]], int]:
-    """The struck elements of ``text[a:b]`` (no code block in it), each from its opening tag to the matching closing
-    tag (nesting counted, linear), and the start of one opened and not closed (-1: none; read as text). A tag is one
-    only where a reader's parser sees one: not escaped with a backslash (markdown shows ``\\<del>`` as written), not
-    in inline code, not inside another tag's attribute value, not inside an element whose content is shown as written
-    (``<textarea>``)."""
-    regions: list[tuple[int, int]] = []
-    opened, name, depth = -1, "", 0
-    raw = ""  # inside this raw-text element: no tags until its end tag
-    code = [(c[0], c[3]) for line in line_spans(text, a, b) for c in _code_spans(text, *line)]
-    k = 0
-    for m in _HTML_TAG.finditer(text, a, b):
-        start = m.start()
-        slashes = start
-        while slashes > a and text[slashes - 1] == "\\":  # each tag looks back over its own run only: linear
-            slashes -= 1
-        if (start - slashes) % 2:
-            continue  # an escaped "<": text
-        while k < len(code) and code[k][1] <= start:
-            k += 1
-        if k < len(code) and code[k][0] <= start:
-            continue  # `<s>` in inline code is shown as written
-        tag, closing = m.group("name").lower(), bool(m.group("close"))
-        if raw:
-            if closing and tag == raw:
-                raw = ""
+# -- 2. struck ``~~`` (GFM strikethrough, markdown-it's strikethrough rule)
+_TILDES = re.compile(r"~+")
+_WS_ALL = frozenset(" \t\n\r\f\v\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+                    "\u202f\u205f\u3000")
+
+
+def _ws_any(ch: str) -> bool:
+    return ch.isspace() or unicodedata.category(ch) == "Zs"
+
+
+def _punct_all(ch: str) -> bool:
+    """Punctuation to every reader (ASCII punctuation, Unicode P*)."""
+    return ch in string.punctuation or unicodedata.category(ch).startswith("P")
+
+
+def _punct_any(ch: str) -> bool:
+    """Punctuation to some reader (also Unicode symbols, S*, as CommonMark 0.31 and markdown-it read them)."""
+    return ch in string.punctuation or unicodedata.category(ch)[0] in "PS"
+
+
+def _may_open(prev: str, nxt: str) -> bool:
+    """Left-flanking (CommonMark) for every reader's whitespace and punctuation."""
+    return not _ws_any(nxt) and (not _punct_any(nxt) or prev in _WS_ALL or _punct_all(prev))
+
+
+def _may_close(prev: str, nxt: str) -> bool:
+    return not _ws_any(prev) and (not _punct_any(prev) or nxt in _WS_ALL or _punct_all(nxt))
+
+
+_EMPHASIS = re.compile(r"[*_]+")
+#: the first line of an HTML block (after container marks: quotes, list items): markdown is not read in one
+_HTML_BLOCK_LINE = re.compile(r"(?:[ \t]*(?:>|[-*+]|\d{1,9}[.)])(?=[ \t]|$))*[ \t]*<[A-Za-z/!?]")
+
+
+def _html_blocks(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """Lines of ``text[a:b]`` that may be (in) an HTML block (shown as raw HTML: ``~~`` in one strikes nothing):
+    from a line starting with a tag, comment or the like to the next blank line (or the comment's end)."""
+    out: list[tuple[int, int]] = []
+    if "<" not in text[a:b]:
+        return out
+    pos = a
+    while pos < b:
+        nl = text.find("\n", pos, b)
+        le = b if nl < 0 else nl + 1
+        if _HTML_BLOCK_LINE.match(text, pos, le):
+            blank = _BLANK_LINE.search(text, pos - 1 if pos > a else pos, b)
+            end = b if blank is None else blank.start() + 1
+            lt = text.find("<", pos, le)
+            for opener, closer in (("<!--", "-->"), ("<?", "?>"), ("<![CDATA[", "]]>"), ("<!", ">")):
+                if text.startswith(opener, lt):
+                    close = text.find(closer, lt + len(opener), b)
+                    end = max(end, b if close < 0 else close + len(closer))
+                    break
+            out.append((pos, end))
+            pos = max(end, le)
+        else:
+            pos = le
+    return out
+
+
+def _tilde_strikes(text: str, ls: int, le: int, opaque: list[tuple[int, int]],
+                   left: list[int] | None = None) -> list[tuple[int, int]]:
+    """The ``~~...~~`` pairs of the line ``text[ls:le]`` that every reader strikes, as (start, end): runs of exactly
+    two tildes (one tilde strikes in GFM only, three in markdown-it only), the opener left-flanking and the closer
+    right-flanking for every reader's punctuation, outside anything some reader does not read as markup
+    (``opaque``: code spans, tags, comments, link destinations, autolinks, HTML blocks), with nothing in between that
+    may pair otherwise: no other tilde, no ``[`` or ``]`` unbalanced (a link's text ends there), no emphasis mark
+    when there are some outside too (an emphasis pair crossing it removes the opener), no table cell border.
+    ``left``: the start of an opener not closed, which a line still being written may close."""
+    out: list[tuple[int, int]] = []
+    line = text[ls:le].rstrip("\r\n")
+    end = ls + len(line)
+    if "~~" not in line:
+        return out
+    emphasis = [m.start() for m in _EMPHASIS.finditer(text, ls, end)]
+    opener = -1
+    for m in _TILDES.finditer(text, ls, end):
+        s, e = m.start(), m.end()
+        if e - s != 2 or _inside(opaque, s, e):
+            opener = -1
             continue
-        if tag in _RAW_TEXT and not closing:
-            raw = tag
+        prev = text[s - 1] if s > ls else " "
+        nxt = text[e] if e < end else " "
+        if opener >= 0 and _may_close(prev, nxt):
+            inner = text[opener + 2 : s]
+            depth, balanced = 0, True
+            for ch in re.sub(r"\\.", "", inner):
+                depth += (ch == "[") - (ch == "]")
+                balanced = balanced and depth >= 0
+            within = bisect.bisect_left(emphasis, s) - bisect.bisect_left(emphasis, opener + 2)
+            crossed = within > 0 and within < len(emphasis)  # marks inside and outside too
+            if "~" not in inner and "|" not in inner and balanced and depth == 0 and not crossed:
+                out.append((opener, e))
+            opener = -1
             continue
-        if tag not in _STRUCK_NAMES:
-            continue
-        if not closing:
-            if opened < 0:
-                opened, name, depth = start, tag, 1
-            elif tag == name:
-                depth += 1
-        elif opened >= 0 and tag == name:
-            depth -= 1
-            if depth == 0:
-                regions.append((opened, m.end()))
-                opened = -1
-    return regions, opened
+        opener = s if _may_open(prev, nxt) else -1
+    if left is not None and opener >= 0:
+        left.append(opener)
+    return out
+
+
+def _strike_context(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """What is no markup for some reader in ``text[a:b]`` (no code block in it): see :func:`_not_markup` (per
+    paragraph) and :func:`_html_blocks`, merged."""
+    spans = _html_blocks(text, a, b)
+    for ca, cb in _chunks(text, a, b):
+        if any(ch in text[ca:cb] for ch in "`<]:w"):
+            spans += _not_markup(text, ca, cb)
+    return _merge(spans)
 
 
 def struck_regions(text: str) -> list[tuple[int, int | None]]:
-    """Where struck text starts and ends in ``text`` (the elements :func:`struck_html` drops and the ``~``/``~~``
-    pairs :func:`inline_marks` drops), in order; an end of None: opened and not closed yet at the end of ``text``, so
+    """Where struck text starts and ends in ``text`` (the elements :func:`struck_html` drops and the ``~~`` pairs
+    :func:`inline_marks` drops), in order; an end of None: opened and not closed yet at the end of ``text``, so
     the text after the opener may still turn out withdrawn (a stream waits for it, as for an open code fence)."""
     out: list[tuple[int, int | None]] = []
     pos = 0
@@ -174,23 +475,15 @@ def struck_regions(text: str) -> list[tuple[int, int | None]]:
             out += closed
             if pending >= 0:
                 out.append((pending, None))
-        if "~" not in text[a:b]:
+        if "~~" not in text[a:b]:
             continue
+        opaque = _strike_context(text, a, b)
         for ls, le in line_spans(text, a, b):
-            spans = _code_spans(text, ls, le)
-            delims = [(m.start(), m.end()) for m in _TILDES.finditer(text, ls, le)
-                      if not any(c[0] <= m.start() < c[3] for c in spans)]
-            if not delims:
-                continue
-            left: list[tuple[int, int]] = []
-            for os_, e, parts in _pair(text, delims, left):
-                out.append((os_, e))
+            left: list[int] = []
+            out += _tilde_strikes(text, ls, le, opaque, left)
             if le == len(text) and not text.endswith("\n"):  # the last line may still close its opener
-                out += [(os_, None) for os_, _ in left[:1]]
+                out += [(os_, None) for os_ in left[:1]]
     return sorted(out, key=lambda r: r[0])
-
-
-_TILDES = re.compile(r"~+")
 
 
 # -- 3. inline marks (and single-line struck text)
@@ -278,7 +571,8 @@ def _scan(text: str, a: int, b: int, edits: list[_Edit], depth: int = 0) -> None
         kind = m.lastgroup
         s, e = m.start(), m.end()
         if kind == "delim":
-            delims.append((s, e))
+            if text[s] != "~":  # ``~~`` pairs are read per line (:func:`_tilde_strikes`); a tilde is text here
+                delims.append((s, e))
         elif kind == "esc":
             edits.append((s, e, [text[s + 1]]))
         elif kind == "image":
@@ -316,15 +610,15 @@ def _scan(text: str, a: int, b: int, edits: list[_Edit], depth: int = 0) -> None
     edits.extend(_pair(text, delims))
 
 
-def _pair(text: str, delims: list[tuple[int, int]], left: list[tuple[int, int]] | None = None) -> list[_Edit]:
-    """Pair delimiter runs (``~``/``~~`` strike through, ``*``/``_`` runs of up to three emphasize) as CommonMark and
-    GFM do, simplified: an opener is followed by a non-space, a closer preceded by one, ``_`` does not open or close
-    inside a word, and a closer pairs with the nearest open run of the same character and length."""
+def _pair(text: str, delims: list[tuple[int, int]]) -> list[_Edit]:
+    """Pair emphasis delimiter runs (``*``/``_`` runs of up to three) as CommonMark does, simplified: an opener is
+    followed by a non-space, a closer preceded by one, ``_`` does not open or close inside a word, and a closer pairs
+    with the nearest open run of the same character and length. Only marks go: nothing is dropped as struck here."""
     edits: list[_Edit] = []
     stack: list[tuple[int, int]] = []
     for s, e in delims:
         ch, n = text[s], e - s
-        if n > (2 if ch == "~" else 3):
+        if n > 3:
             continue  # read as text
         before = text[s - 1] if s > 0 else " "
         after = text[e] if e < len(text) else " "
@@ -336,11 +630,8 @@ def _pair(text: str, delims: list[tuple[int, int]], left: list[tuple[int, int]] 
             for k in range(len(stack) - 1, max(-1, len(stack) - 1 - _OPENERS_SEARCHED), -1):
                 os_, oe = stack[k]
                 if text[os_] == ch and oe - os_ == n:
-                    if ch == "~":
-                        edits.append((os_, e, []))  # struck: withdrawn, with what it holds
-                    else:
-                        edits.append((os_, oe, []))
-                        edits.append((s, e, []))
+                    edits.append((os_, oe, []))
+                    edits.append((s, e, []))
                     del stack[k:]
                     break
             else:
@@ -350,8 +641,6 @@ def _pair(text: str, delims: list[tuple[int, int]], left: list[tuple[int, int]] 
             continue
         if can_open:
             stack.append((s, e))
-    if left is not None:
-        left.extend(d for d in stack if text[d[0]] == "~")  # strike openers never closed
     return edits
 
 
@@ -361,8 +650,8 @@ def _title(m: re.Match[str], group: str) -> list[_Part]:
     return [" (", (m.start(group) + 1, m.end(group) - 1), ")"]
 
 
-def _inline_line(text: str, a: int, b: int, out: PassOutput) -> None:
-    edits: list[_Edit] = []
+def _inline_line(text: str, a: int, b: int, out: PassOutput, opaque: list[tuple[int, int]]) -> None:
+    edits: list[_Edit] = [(s, e, []) for s, e in _tilde_strikes(text, a, b, opaque)]  # struck: withdrawn
     pos = a
     for start, cstart, cend, end in _code_spans(text, a, b):
         _scan(text, pos, start, edits)
@@ -393,9 +682,10 @@ def inline_marks(text: str) -> tuple[str, PassMap | None]:
     out = PassOutput(text)
 
     def each(a: int, b: int) -> None:
+        opaque = _strike_context(text, a, b) if "~~" in text[a:b] else []
         for pos, end in line_spans(text, a, b):  # marks do not span lines here (struck HTML elements were read before)
             if _INLINE_TRIGGER.search(text, pos, end):
-                _inline_line(text, pos, end, out)
+                _inline_line(text, pos, end, out, opaque)
             else:
                 out.copy(pos, end)
 
