@@ -88,6 +88,8 @@ def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: Faithfu
                                   bool(s.unsupported_terms), 0.0, len(basis))
             f["verbatim"] = 1.0 if s.verbatim else 0.0
             f["max_contradiction"] = s.max_contradiction if s.max_contradiction is not None else 0.0
+            if s.subject_conflict is not None:
+                f["subject_conflict"] = s.subject_conflict
             if s.top_sentence_contradiction is not None:
                 f["top_entailment"] = s.top_sentence_entailment or 0.0
                 f["top_contradiction"] = s.top_sentence_contradiction
@@ -123,6 +125,9 @@ ANY_PREMISE_CONTRADICTION: float | None = None
 #: also cap on the contradiction of the claim's best-ranked single sentence (with --sentences): measured, not shipped
 #: (v3.4, --sentences 2: CLIFF 0.795 -> 0.676, WiCE 0.817 -> 0.795, HaluEval 0.877 -> 0.880)
 TOP_SENTENCE_CAP = False
+#: cap on the contradiction of a premise that names the claim's subject when its best support does not
+#: (FaithfulnessConfig.subject_conflict; --subject-conflict)
+SUBJECT_CONFLICT: float | None = FaithfulnessConfig().subject_conflict
 
 
 def row_score(cal: Calibrator, feats: list[dict[str, float]]) -> float:
@@ -136,6 +141,8 @@ def row_score(cal: Calibrator, feats: list[dict[str, float]]) -> float:
             continue
         ent, con = sigmoid(np.array(f["logit_entailment"])), sigmoid(np.array(f["logit_contradiction"]))
         score = cal(f, float(ent), float(con) if f["logit_contradiction"] != 0.0 else None)
+        if SUBJECT_CONFLICT is not None and f.get("subject_conflict", 0.0) >= SUBJECT_CONFLICT:
+            score = cal.cap(score, float(ent), f["subject_conflict"]) if f["subject_conflict"] > float(ent) else score
         if TOP_SENTENCE_CAP and "top_contradiction" in f:  # the claim's best-ranked single sentence caps it too
             score = cal.cap(score, f["top_entailment"], f["top_contradiction"])
         if ANY_PREMISE_CONTRADICTION is not None and f.get("max_contradiction", 0.0) >= ANY_PREMISE_CONTRADICTION:
@@ -170,7 +177,7 @@ def ci(score: np.ndarray, y: np.ndarray, groups: np.ndarray) -> str:
 
 
 def main() -> None:
-    global FEATURES_IN_USE, CAP, ANY_PREMISE_CONTRADICTION, TOP_SENTENCE_CAP
+    global FEATURES_IN_USE, CAP, ANY_PREMISE_CONTRADICTION, TOP_SENTENCE_CAP, SUBJECT_CONFLICT
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model", type=Path)
     ap.add_argument("--cache", type=Path, help="JSONL of extracted features (reused when present; one per setting)")
@@ -188,6 +195,10 @@ def main() -> None:
                          "rule: measured only)")
     ap.add_argument("--top-sentence-cap", action="store_true",
                     help="also cap on the contradiction of the claim's best single sentence (needs --sentences)")
+    ap.add_argument("--subject-conflict", type=float, default=FaithfulnessConfig().subject_conflict,
+                    help="cap at a contradiction of the claim's subject at least this (0: off; default: the config's)")
+    ap.add_argument("--stop-at", type=float, default=None,
+                    help="FaithfulnessConfig.stop_at (default: the config default; 0: read every premise)")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--write", action="store_true", help="store the calibration and threshold in MODEL/guardrail.json")
@@ -196,6 +207,7 @@ def main() -> None:
     CAP = args.cap or None
     ANY_PREMISE_CONTRADICTION = args.any_premise_contradiction
     TOP_SENTENCE_CAP = args.top_sentence_cap
+    SUBJECT_CONFLICT = args.subject_conflict or None
     names = [n.strip() for n in args.sets.split(",")]
     cfg_kwargs: dict[str, Any] = {"threshold": 0.5, "answer_claims": not args.no_answer_claims}
     if args.joined is not None:
@@ -204,6 +216,8 @@ def main() -> None:
         cfg_kwargs["sentences"] = args.sentences
     if args.split_claims:
         cfg_kwargs["split_claims"] = True
+    if args.stop_at is not None:
+        cfg_kwargs["stop_at"] = args.stop_at or None
     if args.no_span_claims:
         cfg_kwargs["span_claims"] = False
     config = FaithfulnessConfig(**cfg_kwargs)

@@ -8,7 +8,7 @@ personal data); the reasons are counted, not quoted.
 
     {"event": "request", "route": "/v1/chat/completions", "status": 400, "action": "block", "outcome": "failed",
      "faithfulness": 0.06, "retrieval_relevance": 0.52, "response_relevance": null, "check_ms": 92.4,
-     "upstream_first_byte_ms": 311.0, "total_ms": 405.2, "reasons": 1, "error_reason": null}
+     "upstream_first_byte_ms": 311.0, "total_ms": 405.2, "reasons": 1, "error_reason": null, "stream_error": false}
 """
 
 from __future__ import annotations
@@ -33,8 +33,10 @@ def _ms(seconds: float | None) -> float | None:
 
 
 def access_record(route: str, status: int | None, verdict: Verdict | None, *, first_byte: float | None,
-                  total: float) -> dict[str, Any]:
-    """The fields of one request's line."""
+                  total: float, stream_error: bool = False) -> dict[str, Any]:
+    """The fields of one request's line. ``stream_error``: the answer's stream carried an error event (the
+    upstream's, or the gateway's own for a stream that broke off or timed out): its outcome is the verdict on what
+    came before the error, and ``stream_error`` says the answer did not end normally."""
     scores = verdict.scores if verdict is not None else None
     return {
         "event": "request",
@@ -50,15 +52,16 @@ def access_record(route: str, status: int | None, verdict: Verdict | None, *, fi
         "total_ms": _ms(total),
         "reasons": len(verdict.reasons) if verdict is not None else 0,
         "error_reason": verdict.error_reason if verdict is not None else None,
+        "stream_error": stream_error,
     }
 
 
 def log_request(route: str, status: int | None, verdict: Verdict | None, *, first_byte: float | None,
-                total: float) -> None:
+                total: float, stream_error: bool = False) -> None:
     logger = logging.getLogger(ACCESS_LOGGER)
     if logger.isEnabledFor(logging.INFO):
         logger.info("request", extra={"guardrail": access_record(route, status, verdict, first_byte=first_byte,
-                                                                    total=total)})
+                                                                    total=total, stream_error=stream_error)})
 
 
 class _Formatter(logging.Formatter):

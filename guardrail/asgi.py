@@ -122,8 +122,8 @@ def _text_of(content: Any) -> str | None:
 
 
 def openai_request(body: Any) -> tuple[str | None, list[str] | None]:
-    """Question: the last user message (chat ``messages``, Responses ``input``) or ``prompt``; contexts:
-    ``contexts`` or ``documents`` (strings, or objects with ``text``/``content``). Never raises."""
+    """Question: the last user message (chat ``messages``, Responses ``input``) or ``prompt``; contexts: see
+    :func:`request_contexts` (None when absent or unreadable: the gateway refuses those first). Never raises."""
     if not isinstance(body, dict):
         return None, None
     question: str | None = None
@@ -140,18 +140,41 @@ def openai_request(body: Any) -> tuple[str | None, list[str] | None]:
             if isinstance(body.get(key), str):
                 question = body[key]
                 break
-    raw = body.get("contexts", body.get("documents"))
-    contexts: list[str] | None = None
-    if isinstance(raw, list):
-        contexts = []
-        for item in raw:
-            if isinstance(item, str):
-                contexts.append(item)
-            elif isinstance(item, dict):
-                text = item.get("text", item.get("content"))
-                if isinstance(text, str):
-                    contexts.append(text)
+    contexts, _ = request_contexts(body)
     return question, contexts
+
+
+#: the fields of a context object that hold its text, in the order they are looked for: ``text`` (LlamaIndex nodes,
+#: most RAG APIs), ``content``, ``page_content`` (LangChain ``Document``)
+CONTEXT_TEXT_FIELDS = ("text", "content", "page_content")
+
+
+def request_contexts(body: dict[str, Any]) -> tuple[list[str] | None, str | None]:
+    """The retrieved chunks a request sends, and what is wrong with them (None: nothing). Read from ``contexts``, or
+    ``documents`` when ``contexts`` is absent or null; each chunk a string, an object with a string ``text``,
+    ``content`` or ``page_content`` (a LangChain ``Document``), or a LlamaIndex ``NodeWithScore`` (``{"node": {"text":
+    ...}}``). Anything else is an error (the gateway's 400), never a chunk silently dropped."""
+    given = {k: body[k] for k in ("contexts", "documents") if body.get(k) is not None}
+    if not given:
+        return None, None
+    if len(given) == 2:
+        return None, "the request sends both 'contexts' and 'documents': send the retrieved chunks in one of them"
+    (key, raw), = given.items()
+    if not isinstance(raw, list):
+        return None, f"'{key}' must be a list of strings (or objects with 'text'), got {type(raw).__name__}"
+    contexts: list[str] = []
+    for i, item in enumerate(raw):
+        if isinstance(item, dict) and isinstance(item.get("node"), dict) and not any(f in item for f in CONTEXT_TEXT_FIELDS):
+            item = item["node"]
+        text = item if isinstance(item, str) else next(
+            (item[f] for f in CONTEXT_TEXT_FIELDS if isinstance(item, dict) and isinstance(item.get(f), str)), None)
+        if text is None:
+            what = "an object with no string " + ", ".join(f"'{f}'" for f in CONTEXT_TEXT_FIELDS) \
+                if isinstance(item, dict) else f"a {type(item).__name__}"
+            return None, (f"{key}[{i}] is {what}: give each chunk as a string, or an object with its text in "
+                          "'text', 'content' or 'page_content'")
+        contexts.append(text)
+    return contexts, None
 
 
 def openai_response(body: Any) -> str | None:
@@ -275,6 +298,7 @@ class _Exchange:
         self.send: Send = self._send_out
         self.status: int | None = None  # what the client got
         self.origin = mw.origin
+        self.stream_error = False  # an error event came in the answer's stream
         self.verdict: Verdict | None = None  # the answer's verdict, once made
         self.recording = _Recording()
         self.body = b""
@@ -302,7 +326,7 @@ class _Exchange:
         finally:
             _current.reset(token)
             log_request(str(self.scope.get("path", "")), self.status, self.verdict, first_byte=self.first_byte,
-                        total=self.elapsed())
+                        total=self.elapsed(), stream_error=self.stream_error)
 
     async def _send_out(self, message: Message) -> None:
         """Everything the client gets goes through here (the status is kept for the request's log line)."""

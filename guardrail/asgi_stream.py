@@ -75,6 +75,9 @@ class Exchange(Protocol):
     verdict: Verdict | None
     #: the secret with which the gateway signs the error events it writes itself
     origin: str
+    #: the answer's stream carried an error event (the upstream's, or the gateway's for a stream that broke off or
+    #: timed out): logged with the request
+    stream_error: bool
 
     def question_contexts(self) -> tuple[str, list[str]]: ...
 
@@ -181,11 +184,13 @@ class SSEEvents:
         return wire.SSEEvent(wire.event_bytes(payload), payload)
 
 
-def _withheld(ev: wire.SSEEvent, origin: str | None) -> wire.SSEEvent:
-    """The event with its error messages withheld (logged here for the operator; see wire.withhold_error_messages)."""
-    payload, messages = wire.withhold_error_messages(ev.payload, origin)
+def _withheld(ev: wire.SSEEvent, ex: Exchange) -> wire.SSEEvent:
+    """The event with its error messages withheld (logged here for the operator; see wire.withhold_error_messages);
+    an event that carries an error marks the exchange's ``stream_error``."""
+    payload, messages = wire.withhold_error_messages(ev.payload, ex.origin)
     if not messages:
         return ev
+    ex.stream_error = True
     for message in filter(None, messages):
         logger.warning("guardrail: an upstream error event in a guarded stream; its message, withheld from the "
                        "client: %r", message[:2000])
@@ -257,7 +262,7 @@ class StreamResponder(Responder[Exchange]):
             await self._emit([data], final=not more)
             return
         try:
-            events = [_withheld(ev, self.ex.origin) for ev in self._parse(data, more)]
+            events = [_withheld(ev, self.ex) for ev in self._parse(data, more)]
         except UnreadableError as exc:  # the rest cannot be read (corrupt encoding, an oversized event): it ends here
             (self.gate or self._open(adapter)).abort(exc)
             events = []

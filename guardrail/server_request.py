@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from guardrail import wire
-from guardrail.asgi import MAX_REQUEST_BYTES
+from guardrail.asgi import MAX_REQUEST_BYTES, request_contexts
 from guardrail.errors import ConfigurationError, InputError
 
 #: nesting deeper than this in a request is refused (400), not parsed into a RecursionError
@@ -110,10 +110,9 @@ def _check_fields(payload: dict[str, Any], limits: RequestLimits) -> None:
             content = m.get("content")
             if content is not None and not isinstance(content, (str, list)):
                 raise InputError(f"messages[{i}].content must be a string or a list of parts, got {type(content).__name__}")
-    for key in ("contexts", "documents"):
-        value = payload.get(key)
-        if value is not None and (not isinstance(value, list) or not all(isinstance(c, (str, dict)) for c in value)):
-            raise InputError(f"'{key}' must be a list of strings (or objects with 'text')")
+    _, problem = request_contexts(payload)
+    if problem is not None:
+        raise InputError(problem)
     if "stream" in payload and not isinstance(payload["stream"], bool):
         raise InputError("'stream' must be true or false")
     n = payload.get("n")
@@ -126,16 +125,15 @@ def _check_fields(payload: dict[str, Any], limits: RequestLimits) -> None:
 
 def _check_contexts(payload: dict[str, Any], limits: RequestLimits, max_context_chars: int | None) -> None:
     """The number of contexts and their total size."""
-    chunks = payload.get("contexts", payload.get("documents"))
-    if isinstance(chunks, list):
+    chunks, _ = request_contexts(payload)
+    if chunks is not None:
         if len(chunks) > limits.max_contexts:
             raise InputError(f"the request has {len(chunks):,} contexts, over the limit of {limits.max_contexts:,} "
                              "(RequestLimits.max_contexts)")
         caps = [c for c in (limits.max_context_chars, max_context_chars) if c is not None]
         if caps:
             cap = min(caps)
-            total = sum(len(c) if isinstance(c, str) else sum(len(v) for v in c.values() if isinstance(v, str))
-                        for c in chunks)
+            total = sum(len(c) for c in chunks)
             if total > cap:
                 raise InputError(f"the contexts total {total:,} characters, over the limit of {cap:,} "
                                  "(max_context_chars); send fewer or shorter chunks (refused before the upstream is "

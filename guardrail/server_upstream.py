@@ -185,8 +185,12 @@ async def _whole(response: httpx.Response, decoder: wire.Decoder, passed: dict[s
         telemetry.upstream_error("timeout")
         return error_response(504, f"the upstream answer {exc}" + (f" (upstream {base})" if base else ""),
                               "upstream_timeout")
+    except httpx.TimeoutException as exc:  # a read that waited past --timeout mid-body: a timeout, as before the headers
+        telemetry.upstream_error("timeout")
+        return error_response(504, f"the upstream answer stalled mid-body ({type(exc).__name__}: no byte within the "
+                                   "read timeout)" + (f" (upstream {base})" if base else ""), "upstream_timeout")
     except httpx.HTTPError as exc:
-        telemetry.upstream_error("timeout" if isinstance(exc, httpx.TimeoutException) else "stream")
+        telemetry.upstream_error("stream")
         return error_response(502, f"the upstream answer broke off ({type(exc).__name__})", "upstream_error")
     except UnreadableError as exc:
         telemetry.upstream_error("stream")

@@ -166,7 +166,9 @@ def test_premises_stop_at_the_first_that_entails(nli: NLIScorer) -> None:
     early = FaithfulnessCheck(NLIScorer(default_nli_model(), cache_size=0), FaithfulnessConfig(stop_at=stop))
     b = early.run(q, CONTEXTS, answer)
     entailed, made_up = b.sentences
-    assert entailed.entailment is not None and entailed.entailment >= stop and entailed.premises_checked == 1
+    # it stops at the premise that reaches stop_at (its best window, or the single sentence read after it)
+    assert entailed.entailment is not None and entailed.entailment >= stop
+    assert entailed.premises_checked <= 2 < a.sentences[0].premises_checked
     # an unsupported sentence reads all its premises: no premise entails it, so none can stop the search
     assert made_up.premises_checked == a.sentences[1].premises_checked > 1
     assert b.pairs < a.pairs and b.model_tokens < a.model_tokens

@@ -51,6 +51,7 @@ from guardrail.checks.lexicon import (
     YES,
     YES_SYMBOLS,
     as_sentence,
+    join_tokens,
     looks_verb,
     tokenize,
 )
@@ -228,6 +229,115 @@ def yes_no_only(sentence: str) -> bool:
     which). An answer read as one wherever it stands is not: a bare answer word ("Yes.", "No, they can.") or words no
     pleasantry has ("Unfortunately not.", "They can't."); a stream checks it as it comes, as a whole answer does."""
     return yes_no_answer(sentence) and not is_claim(sentence) and not is_answer_fragment(sentence)
+
+
+_ADDITIVE_LEAD = ("and also", "and", "also", "including", "plus", "even", "same for", "likewise", "as do", "as does")
+_ADDITIVE_TAIL = ("as well", "too", "also", "alike")
+_NEGATIVE_LEAD = ("but not", "except for", "except", "excluding", "apart from", "other than", "not even", "not")
+_NEGATIVE_TAIL = ("not", "excluded", "excepted")
+
+
+def _strip_words(text: str, words: tuple[str, ...], lead: bool) -> tuple[str, bool]:
+    low = text.lower()
+    for w in words:
+        if lead and (low == w or low.startswith(w + " ")):
+            return text[len(w):].strip(" ,"), True
+        if not lead and (low == w or low.endswith(" " + w)):
+            return text[: len(text) - len(w)].strip(" ,"), True
+    return text, False
+
+
+#: the longest sentence read as an ellipsis of the one before it
+ELLIPSIS_MAX_WORDS = 8
+
+
+def is_elliptical(sentence: str) -> bool:
+    """A short sentence with no verb that is no yes/no answer: "Gift cards too.", "Also on weekends.", "Within 90
+    days.". Alone it asserts nothing a model can check (it mentions gift cards: entailed by any context that does);
+    what it claims is the sentence before it with a part replaced or added, so it is read after that sentence."""
+    toks = [t for t in tokenize(sentence) if any(c.isalnum() for c in t)]
+    if not 0 < len(toks) <= ELLIPSIS_MAX_WORDS or _has_verb(toks) or not is_claim(sentence) or is_refusal(sentence):
+        return False
+    if polarity(sentence)[0] is not None:
+        return False
+    # an ellipsis says what it adds to or takes from the sentence before ("too", "also", "except", "not"), or adds a
+    # circumstance to it ("Within 90 days."); a bare noun phrase ("Contact Maria Lopez.") may be anything
+    core = sentence.strip().rstrip(".!;").strip()
+    marked = any(_strip_words(core, words, lead)[1] for words, lead in (
+        (_ADDITIVE_LEAD, True), (_ADDITIVE_TAIL, False), (_NEGATIVE_LEAD, True), (_NEGATIVE_TAIL, False)))
+    return marked or toks[0].lower() in PREPOSITIONS
+
+
+def resolve_ellipsis(prior: str, fragment: str) -> str | None:
+    """The statement an elliptical sentence makes after ``prior``, or None when its shape is not read:
+
+    >>> resolve_ellipsis("Items can be returned within 30 days of delivery.", "Gift cards too.")
+    'Gift cards can be returned within 30 days of delivery.'
+    >>> resolve_ellipsis("Items can be returned within 30 days of delivery.", "Except gift cards.")
+    'Gift cards cannot be returned within 30 days of delivery.'
+    >>> resolve_ellipsis("Items can be returned.", "Within 90 days.")
+    'Items can be returned within 90 days.'
+
+    A noun phrase takes the place of the prior sentence's subject (negated after "not", "except"...: "Gift cards
+    not."); a prepositional phrase is added to the prior sentence ("Also on weekends.")."""
+    core = fragment.strip().rstrip(".!;").strip()
+    core, _ = _strip_words(core, _ADDITIVE_LEAD, lead=True)
+    core, _ = _strip_words(core, _ADDITIVE_TAIL, lead=False)
+    core, neg_lead = _strip_words(core, _NEGATIVE_LEAD, lead=True)
+    core, neg_tail = _strip_words(core, _NEGATIVE_TAIL, lead=False)
+    negative = neg_lead or neg_tail
+    toks = tokenize(core)
+    ptoks = tokenize(prior.strip().rstrip(".!").strip())
+    if not toks or not ptoks:
+        return None
+    if toks[0].lower() in PREPOSITIONS:  # an adjunct: "Within 90 days.", "Also on weekends."
+        if negative:
+            return None
+        return as_sentence(ptoks + [toks[0].lower(), *toks[1:]])
+    subject = _subject_of(ptoks)
+    if not subject:
+        return None
+    predicate = ptoks[len(subject):]
+    if negative:
+        first = predicate[0].lower()
+        if first in NEG_AUX:  # the prior is negative: "not" flips it back
+            predicate = [NEG_AUX[first], *predicate[1:]]
+        elif first in AUX:
+            predicate = [*_negated(first), *predicate[1:]]
+        else:
+            return None
+    lead = toks[0]
+    if lead.lower() in DETERMINERS or lead[:1].islower():
+        toks = [lead[:1].upper() + lead[1:], *toks[1:]]
+    return as_sentence(toks + predicate)
+
+
+#: the longest subject read by :func:`claim_subject`, in tokens
+SUBJECT_MAX_TOKENS = 6
+
+
+def claim_subject(sentence: str) -> str | None:
+    """The subject of a plain declarative claim ("The Basic plan" in "The Basic plan includes priority support."),
+    or None: no verb, a pronoun or an anaphoric subject ("They", "It", "This"), or a long or clause-like opening."""
+    toks = tokenize(sentence)
+
+    def verb(k: int) -> bool:  # a finite verb here: an auxiliary, or a verb form that is not capitalised (a name)
+        tok = toks[k]
+        return tok.lower() in AUX or tok.lower() in NEG_AUX or (looks_verb(tok) and not tok[:1].isupper())
+
+    end = next((k for k in range(1, len(toks)) if verb(k)), None)
+    if end is None:
+        return None
+    while end + 1 < len(toks) and verb(end + 1) and toks[end].lower() not in AUX and toks[end].lower() not in NEG_AUX:
+        end += 1  # "The Basic plan includes", "Gift cards can": a noun that looks like a verb ends the subject
+    subject = toks[:end]
+    if "," in subject:  # "The film, directed by X,": the subject is what comes before the apposition
+        subject = subject[: subject.index(",")]
+    words = [t for t in subject if any(c.isalnum() for c in t)]
+    if not words or len(subject) > SUBJECT_MAX_TOKENS or words[0].lower() in PRONOUNS or \
+            words[0].lower() in PREPOSITIONS or words[0].lower() in {"if", "when", "while", "although", "because"}:
+        return None
+    return join_tokens(subject)
 
 
 def makes_claim(sentence: str) -> bool:

@@ -165,10 +165,11 @@ class ReaderFaithfulnessCheck(FaithfulnessCheck):
         super().__init__(nli, config)
         self.reader = reader or Reader()
 
-    def run(self, question: str, contexts: Sequence[str], response: str) -> FaithfulnessResult:
+    def run(self, question: str, contexts: Sequence[str], response: str, *, preceding: str = "") -> FaithfulnessResult:
         check_sizes(question, contexts, response, self.config)
         rq, rc, rr = self.reader.question(question), self.reader.contexts(contexts), self.reader.text(response)
-        result = super().run(rq.text, [c.text for c in rc], rr.text)
+        before = self.reader.text(preceding).text if preceding else ""
+        result = super().run(rq.text, [c.text for c in rc], rr.text, preceding=before)
         return _in_source(result, rr, rc)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
+from guardrail.checks.claims import claim_subject
 from guardrail.checks.grounding import coverage, unsupported_terms
 from guardrail.checks.pairing import PairScores, Refs
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
@@ -78,6 +79,13 @@ class SentenceEvidence:
     #: contradictions of summaries, CLIFF 0.795 -> 0.676, WiCE 0.817 -> 0.795 with v3.4)
     top_sentence_entailment: float | None = None
     top_sentence_contradiction: float | None = None
+    #: the claim's subject ("The Basic plan" in "The Basic plan includes priority support."), when it has one
+    subject: str | None = None
+    #: when the best-entailing premise does not name that subject (its support is about something else: "The Pro
+    #: plan includes priority support."), the strongest contradiction among the premises read that do name it ("The
+    #: Basic plan does not include priority support."); None otherwise. At ``FaithfulnessConfig.subject_conflict``
+    #: or above it caps the score: the claim moves a fact from one subject to another that the context denies it
+    subject_conflict: float | None = None
 
     @property
     def checked(self) -> bool:
@@ -143,10 +151,12 @@ class EvidenceBasis:
 
     def __init__(self, contexts: Sequence[str], index: ContextIndex, vocab: frozenset[str], copies: frozenset[str],
                  question_words: Sequence[str], calibrator: Calibrator | None, threshold: float,
-                 single_first: bool = False) -> None:
+                 reads_singles: bool = False, subject_conflict: float | None = None) -> None:
         self.contexts = contexts
-        #: the first premise read of every sentence is its best-ranked single sentence
-        self.single_first = single_first
+        #: single context sentences are read besides the windows (FaithfulnessConfig.sentences)
+        self.reads_singles = reads_singles
+        #: FaithfulnessConfig.subject_conflict
+        self.subject_conflict = subject_conflict
         self.index = index
         self.vocab = vocab
         self.copies = copies
@@ -171,6 +181,14 @@ class EvidenceBasis:
                                entailment, contradiction)
 
 
+def _first_single(refs: Refs, index: ContextIndex) -> int | None:
+    """The position in ``refs`` of the best-ranked premise that is one context sentence (None: none was read)."""
+    for k, (_, premise) in enumerate(refs):
+        if premise.span in index.sentences[premise.chunk]:
+            return k
+    return None
+
+
 def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairScores, basis: EvidenceBasis) -> SentenceEvidence:
     """The evidence of one item, sentence ``number``, from the model's reading of the premises it read (``refs``)."""
     # what the grounding signals read: the sentence, or for a short answer the statement it makes
@@ -193,8 +211,14 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     ctx_cov = coverage(hyp_words, basis.index.vocabulary)
     score = basis.score(entailment, contradiction, cov, ctx_cov, terms, text)
     top_ent = top_con = None
-    if basis.single_first and not np.isnan(con[0]):  # shown, not capped on: measured, CLIFF 0.780 -> 0.676 with v3.4
-        top_ent, top_con = float(ent[0]), float(con[0])
+    single = _first_single(refs, basis.index) if basis.reads_singles else None
+    if single is not None and not np.isnan(con[single]):  # shown, not capped on: measured, CLIFF 0.780 -> 0.676 (v3.4)
+        top_ent, top_con = float(ent[single]), float(con[single])
+    subject = claim_subject(text)
+    conflict, against = _subject_conflict(subject, premise, refs, con)
+    if conflict is not None and basis.subject_conflict is not None and conflict >= basis.subject_conflict \
+            and conflict > entailment:
+        score = min(score, entailment * (1.0 - conflict))
     verbatim, source = _copy_of(item, text, refs, basis.copies)
     if verbatim:
         score = 1.0
@@ -203,6 +227,9 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     shown, role, shown_con = premise, "supports", contradiction
     if score < basis.threshold:
         shown, role, shown_con = _unsupported_evidence(refs, ent, con)
+        if against is not None and conflict is not None and basis.subject_conflict is not None \
+                and conflict >= basis.subject_conflict:
+            shown, role, shown_con = against, "contradicts", conflict
     sent_span = basis.index.best_sentence(shown, content_stems(item.hypothesis), basis.question_words)
     return SentenceEvidence(
         index=number,
@@ -226,7 +253,28 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         sentence_contradiction=shown_con,
         top_sentence_entailment=top_ent,
         top_sentence_contradiction=top_con,
+        subject=subject,
+        subject_conflict=conflict,
     )
+
+
+def names_subject(subject_words: frozenset[str], premise: Premise) -> bool:
+    """The premise names every content word of the claim's subject."""
+    return subject_words <= frozenset(content_stems(premise.text))
+
+
+def _subject_conflict(subject: str | None, best: Premise, refs: Refs,
+                      con: np.ndarray) -> tuple[float | None, Premise | None]:
+    """(contradiction, premise): the strongest contradiction among the premises read that name the claim's subject,
+    when the best-entailing premise does not name it; (None, None) otherwise (see SentenceEvidence.subject_conflict)."""
+    words = frozenset(content_stems(subject)) if subject else frozenset()
+    if not words or names_subject(words, best):
+        return None, None
+    about = [k for k, (_, p) in enumerate(refs) if not np.isnan(con[k]) and names_subject(words, p)]
+    if not about:
+        return None, None
+    k = max(about, key=lambda i: con[i])
+    return float(con[k]), refs[k][1]
 
 
 def _copy_of(item: ResponseItem, text: str, refs: Refs, copies: frozenset[str]) -> tuple[bool, Premise | None]:

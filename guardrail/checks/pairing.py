@@ -84,7 +84,7 @@ def _premises(hypothesis: str, index: ContextIndex, units: Units, singles: Units
     hyp_words = content_stems(hypothesis)
     chosen = rank_units(index, units, hyp_words, cfg.top_k, question_words)
     if singles is not None and cfg.sentences:  # (None, left to the model, is resolved before: FaithfulnessCheck)
-        chosen = _interleave(rank_units(index, singles, hyp_words, cfg.sentences, question_words), chosen)
+        chosen = _interleave(chosen, rank_units(index, singles, hyp_words, cfg.sentences, question_words))
     if singles is not None and cfg.joined >= 2:
         joined = _joined_premise(index, rank_units(index, singles, hyp_words, cfg.joined, question_words), chosen, budget)
         if joined is not None:
@@ -92,8 +92,12 @@ def _premises(hypothesis: str, index: ContextIndex, units: Units, singles: Units
     return chosen
 
 
-def score_pairs(nli: NLIScorer, pairs: list[tuple[str, str]], per_item: list[Refs], stop_at: float | None) -> PairScores:
-    """Read the pairs with the model, in rounds of one call each (all at once when ``stop_at`` is None)."""
+def score_pairs(nli: NLIScorer, pairs: list[tuple[str, str]], per_item: list[Refs], stop_at: float | None,
+                subjects: Sequence[frozenset[str]] | None = None) -> PairScores:
+    """Read the pairs with the model, in rounds of one call each (all at once when ``stop_at`` is None).
+    ``subjects``: per item, the content words of its claim's subject: a premise that does not name them does not stop
+    the reading (its support may be about something else; the premises that name the subject are read too)."""
+    subjects = subjects if subjects is not None else [frozenset()] * len(per_item)
     ent_of: dict[int, float] = {}
     con_of: dict[int, float] = {}
     tokens_run = 0
@@ -102,8 +106,8 @@ def score_pairs(nli: NLIScorer, pairs: list[tuple[str, str]], per_item: list[Ref
     rounds = [depth] if stop_at is None else list(range(1, depth + 1))
     done = 0
     for upto in rounds:
-        want = sorted({pid for refs in per_item for pid, _ in refs[done:upto] if pid not in ent_of
-                       and not _settled(refs[:done], ent_of, stop_at)})
+        want = sorted({pid for refs, words in zip(per_item, subjects) for pid, _ in refs[done:upto] if pid not in ent_of
+                       and not _settled(refs[:done], ent_of, stop_at, words)})
         done = upto
         if not want:
             continue
@@ -113,8 +117,8 @@ def score_pairs(nli: NLIScorer, pairs: list[tuple[str, str]], per_item: list[Ref
             ent_of[pid] = float(pred.entailment[j])
             con_of[pid] = float(pred.contradiction[j])
     # what each sentence read: its premises up to (and including) the one that settled it
-    read = [[(pid, prem) for pid, prem in refs if pid in ent_of][: _read_upto(refs, ent_of, stop_at)]
-            for refs in per_item]
+    read = [[(pid, prem) for pid, prem in refs if pid in ent_of][: _read_upto(refs, ent_of, stop_at, words)]
+            for refs, words in zip(per_item, subjects)]
     return PairScores(ent_of, con_of, tokens_run, read)
 
 
@@ -185,16 +189,24 @@ def _interleave(first: list[Premise], second: list[Premise]) -> list[Premise]:
     return out
 
 
-def _settled(read: Refs, ent_of: dict[int, float], stop_at: float | None) -> bool:
-    """A sentence is settled once a premise it read entails it at least ``stop_at``."""
-    return stop_at is not None and any(ent_of.get(pid, 0.0) >= stop_at for pid, _ in read)
+def _settles(pid: int, premise: Premise, ent_of: dict[int, float], stop_at: float | None,
+             subject: frozenset[str]) -> bool:
+    """The premise entails the sentence at least ``stop_at`` and names its subject (when it has one)."""
+    return (stop_at is not None and ent_of.get(pid, 0.0) >= stop_at
+            and (not subject or subject <= frozenset(content_stems(premise.text))))
 
 
-def _read_upto(refs: Refs, ent_of: dict[int, float], stop_at: float | None) -> int:
+def _settled(read: Refs, ent_of: dict[int, float], stop_at: float | None, subject: frozenset[str] = frozenset()) -> bool:
+    """A sentence is settled once a premise it read settles it (:func:`_settles`)."""
+    return any(_settles(pid, premise, ent_of, stop_at, subject) for pid, premise in read)
+
+
+def _read_upto(refs: Refs, ent_of: dict[int, float], stop_at: float | None,
+               subject: frozenset[str] = frozenset()) -> int:
     """How many of a sentence's ranked premises it read: up to the first that settled it."""
-    for n, (pid, _) in enumerate(refs, 1):
+    for n, (pid, premise) in enumerate(refs, 1):
         if pid not in ent_of:
             return n - 1
-        if stop_at is not None and ent_of[pid] >= stop_at:
+        if _settles(pid, premise, ent_of, stop_at, subject):
             return n
     return len(refs)

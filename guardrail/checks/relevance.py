@@ -101,8 +101,8 @@ class RelevanceCheck:
         cfg = self.config
         with_sentences = cfg.context_relevancy if context_relevancy is None else context_relevancy
         empty = RetrievalRelevance(None, None, (), None, None, cfg.chunk_threshold)
-        if not question.strip():
-            return (None if contexts is None else empty), None
+        if not question.strip():  # no question (no user text, an image only): nothing to be relevant to, not checked
+            return None, None
         texts, owners = self._texts(question, contexts, with_sentences)
         answer = response if response is not None and response.strip() else None
         if answer is not None:

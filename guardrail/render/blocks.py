@@ -62,7 +62,8 @@ def _header_words(header: str) -> str:
     return header[:1].lower() + header[1:]
 
 
-def _row(out: PassOutput, text: str, row: tuple[int, int], headers: list[str], budget: list[int]) -> None:
+def _row(out: PassOutput, text: str, row: tuple[int, int], headers: list[str], budget: list[int],
+         used: set[int]) -> None:
     """Emit one body row as statements, one per cell after the first (the row's subject):
 
     - a yes / no cell (``yes``, ``no``, ``✓``, ``✗``, ...): "{subject}: {header}." / "{subject}: not {header}.";
@@ -72,7 +73,8 @@ def _row(out: PassOutput, text: str, row: tuple[int, int], headers: list[str], b
 
     Measured with the shipped model: header words the context does not use lower a faithful row's score (0.76 for
     "Items: 30 days of delivery." vs 0.36 with "return window:" before it) while wrong values score low either way
-    (at most 0.02), so a header is added where the cell means nothing without it. Added words point at the row."""
+    (at most 0.02), so a header is added where the cell means nothing without it. Added words point at the row.
+    ``used`` collects the columns whose header was read (the others are read after the rows: a reader sees them)."""
     a, b = row
     cells = _cells(text, a, b)
     filled = [(i, c) for i, c in enumerate(cells) if text[c[0] : c[1]].strip().lower() not in _EMPTY]
@@ -108,10 +110,13 @@ def _row(out: PassOutput, text: str, row: tuple[int, int], headers: list[str], b
             glue(": ")
         if header and value.lower() in _YES:
             glue(header)
+            used.add(i)
         elif header and value.lower() in _NO:
             glue("not " + header)
+            used.add(i)
         elif header and (subject is None or len(value.split()) < 2 or not re.search(r"[^\W\d_]", value)):
             glue(header + ": ")
+            used.add(i)
             cell(c)
         else:
             cell(c)
@@ -141,11 +146,28 @@ def markdown_blocks(text: str) -> tuple[str, PassMap | None]:
                 headers_spans = _cells(text, s, e)
                 if len(headers_spans) == len(_cells(text, nxt[0], nxt[1])):
                     headers = [text[hs:he] for hs, he in headers_spans]  # rendered with the rest later
+                    rows = []
                     j = i + 2
                     while j < len(lines) and "|" in text[lines[j][0] : lines[j][1]] and text[lines[j][0] : lines[j][1]].strip():
-                        _row(out, text, lines[j], headers, budget)
-                        out.copy(lines[j][1], min(lines[j][1] + 1, b))  # the row's newline
+                        rows.append(lines[j])
                         j += 1
+                    # header cells no statement reads (the first column's, a header over cells that say what they
+                    # are, a table without rows): every reader shows them, so they are read once, before the rows
+                    used: set[int] = set()
+                    dry = [budget[0]]
+                    for row in rows:
+                        _row(PassOutput(text), text, row, headers, dry, used)
+                    rest = [hs for k, hs in enumerate(headers_spans) if k not in used and hs[0] < hs[1]
+                            and text[hs[0] : hs[1]].strip().lower() not in _EMPTY]
+                    for n, (hs, he) in enumerate(rest):
+                        if n:
+                            out.emit(", ", s, e)
+                        out.copy(hs, he)
+                    if rest:  # before the first statement, as its heading (alone, a header line reads as a claim)
+                        out.emit(": " if rows else ".\n", s, e)
+                    for row in rows:
+                        _row(out, text, row, headers, budget, used)
+                        out.copy(row[1], min(row[1] + 1, b))  # the row's newline
                     i = j
                     continue
             m = _RULE.match(line)

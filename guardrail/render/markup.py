@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import html
+import html.entities
 import re
 import string
 import unicodedata
@@ -13,37 +14,91 @@ from collections.abc import Callable
 
 from guardrail.render.offsets import PassMap, PassOutput
 
-_FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
+#: a line that may open a fenced code block: container marks (block quotes, list items) before the fence; a backtick
+#: fence's info string has no backtick (CommonMark). Read liberally: a fence some reader opens is code here.
+_FENCE_OPEN = re.compile(r"(?P<prefix>(?:[ \t]*(?:>|(?:[-*+]|\d{1,9}[.)])(?=[ \t])))*)(?P<indent>[ \t]*)"
+                         r"(?P<fence>`{3,}(?=[^`\n]*$)|~{3,})", re.M)
+_QUOTES = re.compile(r"(?:[ \t]*>[ \t]?)*")
+
+
+def _fences(text: str) -> list[tuple[int, int]]:
+    """Fenced code blocks, from the opening line to the closing one (or the end). Closed only where every reader closes
+    them: a run of the same character, at least as long, nothing after it, under as many block-quote marks, indented
+    by at most three columns (in a list item: within the item's content, at most three columns into it); anything
+    else goes on as code (read as written, so a fence closed early can not hide text after it)."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    n = len(text)
+    while pos < n:
+        m = _FENCE_OPEN.search(text, pos)
+        if m is None:
+            break
+        prefix = m.group("prefix")
+        quotes = prefix.count(">")
+        listed = any(ch not in "> \t" for ch in prefix)
+        ls = m.start()
+        width = len(m.group("fence"))
+        char = m.group("fence")[0]
+        column = m.start("fence") - ls
+        nl = text.find("\n", m.end())
+        end = n
+        line = n if nl < 0 else nl + 1
+        while line < n:
+            nxt = text.find("\n", line)
+            le = n if nxt < 0 else nxt
+            body = text[line:le].rstrip("\r")
+            q = _QUOTES.match(body)
+            rest = body[q.end():] if q else body
+            if (q is not None and q.group().count(">") == quotes) and rest.strip(" \t"):
+                stripped = rest.lstrip(" ")
+                indent = len(rest) - len(stripped)
+                run = len(stripped) - len(stripped.lstrip(char))
+                ok_indent = column <= indent <= column + 3 if listed else indent <= 3
+                if ("\t" not in rest[:indent + 1] and ok_indent and run >= width
+                        and not stripped[run:].strip(" \t")):
+                    end = le if nxt < 0 else nxt + 1
+                    break
+            line = n if nxt < 0 else nxt + 1
+        spans.append((ls, end))
+        pos = max(end, ls + 1)
+    return spans
 
 
 def code_blocks(text: str) -> list[tuple[int, int]]:
-    """The code blocks of ``text`` (shown as written: nothing in them is markup), in order: fenced code, and indented
-    code (lines indented by four columns or a tab after a blank line or at the start, not inside a list), as CommonMark
-    reads them. Linear in the text."""
+    """The code blocks of ``text`` (shown as written: nothing in them is markup), in order: fenced code (see
+    :func:`_fences`), and indented code (lines indented by four columns or a tab after a blank line or at the start;
+    in a list, four columns past the least content indent an item may have; in block quotes, after the marks), as
+    CommonMark reads them, liberally. Linear in the text."""
     spans: list[tuple[int, int]] = []
     pos = 0
     if "```" in text or "~~~" in text:
-        for m in _FENCE.finditer(text):
-            spans += _indented(text, pos, m.start())
-            spans.append((m.start(), m.end()))
-            pos = m.end()
+        for s, e in _fences(text):
+            spans += _indented(text, pos, s)
+            spans.append((s, e))
+            pos = e
     if "    " in text or "\t" in text:
         spans += _indented(text, pos, len(text))
     return spans
 
 
-_LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+_LIST_ITEM = re.compile(r"( {0,3})([-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 
 
 def _indented(text: str, a: int, b: int) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
-    after_blank, in_list = True, False
+    after_blank = True
+    list_code = -1  # in a list: the least indent of code in it (-1: not in a list)
     start = end = -1
     for ls, le in line_spans(text, a, b):
         line = text[ls:le].rstrip("\r\n")
+        q = _QUOTES.match(line)
+        if q and q.end():
+            line = line[q.end():]
         blank = not line.strip()
-        indented = not blank and (line.startswith("    ") or line.lstrip(" ").startswith("\t") and
-                                  len(line) - len(line.lstrip(" ")) < 4)
+        expanded = line.expandtabs(4)
+        lead = len(expanded) - len(expanded.lstrip(" "))
+        need = 4 if list_code < 0 else list_code
+        indented = not blank and lead >= need
         if start >= 0:
             if indented:
                 end = le
@@ -52,11 +107,16 @@ def _indented(text: str, a: int, b: int) -> list[tuple[int, int]]:
                 continue
             out.append((start, end))
             start = -1
-        elif indented and after_blank and not in_list:
+        elif indented and after_blank:
             start, end = ls, le
             continue
         if not blank and not indented:
-            in_list = bool(_LIST_ITEM.match(line)) or (in_list and not after_blank)
+            item = _LIST_ITEM.match(line)
+            if item:
+                at = len(item.group(1)) + len(item.group(2)) + 1 + 4
+                list_code = at if list_code < 0 else min(list_code, at)
+            elif after_blank and lead < 2:
+                list_code = -1  # a paragraph at the left margin after a blank line: the list is over
         after_blank = blank
     if start >= 0:
         out.append((start, end))
@@ -92,8 +152,9 @@ def line_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
 #: of the tag, so a ``<del>`` inside an attribute value is no tag); broad: used to find what is *not* markup
 _HTML_TAG = re.compile(
     r"<(?P<close>/?)(?P<name>[A-Za-z][A-Za-z0-9-]{0,30})"
-    r"(?P<attrs>(?:\s+[A-Za-z_:][A-Za-z0-9_.:-]{0,100}(?:\s*=\s*(?:\"[^\"]{0,1000}\"|'[^']{0,1000}'|[^\s\"'=<>`]+))?){0,50})"
-    r"\s*/?>")
+    r"(?P<attrs>(?:[ \t\n\r\f\v]+[A-Za-z_:][A-Za-z0-9_.:-]{0,100}(?:[ \t\n\r\f\v]*=[ \t\n\r\f\v]*"
+    r"(?:\"[^\"]{0,1000}\"|'[^']{0,1000}'|[^ \t\n\r\f\v\"'=<>`]+))?){0,50})"
+    r"[ \t\n\r\f\v]*/?>")
 #: a strike tag every reader takes for one: spaces and tabs only (a no-break space, a form feed or a line break in it
 #: and some reader shows it as text, or parses another element), a closing tag without attributes (CommonMark)
 _STRIKE_OPEN = re.compile(
@@ -111,6 +172,7 @@ _OTHER_PARSING = frozenset({"svg", "math", "select", "template", "object", "fram
 #: text that is no markup for some reader: comments, processing instructions, CDATA, declarations (to their end, or
 #: to the end of the stretch when unclosed), autolinks and any ``<...>`` without spaces, GFM's extended autolinks
 _NOT_MARKUP = re.compile(r"<!--|<\?|<!\[CDATA\[|<![A-Za-z]|<[^<>\s]{1,2000}>|(?:https?://|ftp://|www\.)[^\s<]*", re.I)
+_ANGLED = re.compile(r"<[^<>\s]{1,2000}>")
 _NOT_MARKUP_END = {"<!--": "-->", "<?": "?>", "<![CDATA[": "]]>", "<!": ">"}
 #: a link destination (and title) after ``](``
 _DESTINATION = re.compile(
@@ -405,6 +467,97 @@ def _html_blocks(text: str, a: int, b: int) -> list[tuple[int, int]]:
     return out
 
 
+#: the start of an HTML block (CommonMark kinds 1 to 7, after container marks), as either reader starts one
+_HTML_BLOCK_START = re.compile(
+    r"(?:[ \t]*(?:>|[-*+]|\d{1,9}[.)])(?=[ \t]|$|>))*[ \t]*(?:"
+    r"(?P<raw><(?:script|pre|style|textarea)(?=[ \t>]|$))"
+    r"|(?P<comment><!--)|(?P<pi><\?)|(?P<cdata><!\[CDATA\[)|(?P<decl><![A-Za-z])"
+    r"|(?P<block></?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
+    r"dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|"
+    r"legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|source|summary|table|"
+    r"tbody|td|tfoot|th|thead|title|tr|track|ul)(?=[ \t>]|/>|$))"
+    r"|(?P<any>(?=</?[A-Za-z])))", re.I)
+_HTML_BLOCK_END = {"raw": re.compile(r"</(?:script|pre|style|textarea)>", re.I), "comment": re.compile("-->"),
+                   "pi": re.compile(r"\?>"), "cdata": re.compile(r"\]\]>"), "decl": re.compile(">")}
+
+
+def html_block_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The HTML blocks of ``text[a:b]`` (no code in it), as CommonMark readers find them (read liberally: a block one
+    of them finds is one here), in order: markdown is not read in one (``[t](dest)`` shows as written). Kinds 1 to 5
+    run to their end mark (over blank lines), the others to the next blank line; a line holding only a tag starts one
+    too (kind 7). Linear."""
+    out: list[tuple[int, int]] = []
+    if "<" not in text[a:b]:
+        return out
+    pos = a
+    while pos < b:
+        nl = text.find("\n", pos, b)
+        le = b if nl < 0 else nl + 1
+        m = _HTML_BLOCK_START.match(text, pos, le)
+        kind = m.lastgroup if m else None
+        if m is not None and kind == "any":
+            rest = text[m.end() : le].rstrip(" \t\r\n")
+            tag = _HTML_TAG.match(rest)
+            if tag is None or tag.end() != len(rest):
+                kind = None
+        if m is None or kind is None:
+            pos = le
+            continue
+        if kind in _HTML_BLOCK_END:
+            close = _HTML_BLOCK_END[kind].search(text, m.end(), b)
+            if close is None:
+                end = b
+            else:
+                nl2 = text.find("\n", close.end(), b)
+                end = b if nl2 < 0 else nl2 + 1
+        else:
+            blank = _BLANK_LINE.search(text, le - 1 if le > pos else le, b) if nl >= 0 else None
+            end = b if blank is None else blank.start() + 1
+        out.append((pos, end))
+        pos = max(end, le)
+    return out
+
+
+_REF_DEF = re.compile(r"[ ]{0,3}\[(?P<label>(?:[^\[\]\\\n]|\\[^\n]){1,999})\]:[ \t]*(?P<dest><[^<>\n]*>|[^\s()<>]+)"
+                      r"(?:[ \t]+(?P<title>\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\r?$")
+
+
+def _label(label: str) -> str:
+    """A reference label as every reader matches it (ASCII case and runs of spaces; any other case differs: kept)."""
+    return " ".join(label.split()).translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def _definitions(text: str) -> tuple[dict[int, tuple[int, int] | None], frozenset[str]]:
+    """Reference definitions every reader takes for one, by the start of their line, with the span of their title's
+    text (or None), and the labels they define. Read strictly: on one line, at the start of a paragraph (after a
+    blank line or another definition), outside code and HTML blocks, not a footnote (``[^1]:``)."""
+    defs: dict[int, tuple[int, int] | None] = {}
+    labels: set[str] = set()
+    stretches: list[tuple[int, int]] = []
+    pos = 0
+    for start, end in code_blocks(text):
+        stretches.append((pos, start))
+        pos = end
+    stretches.append((pos, len(text)))
+    for a, b in stretches:
+        blocks = html_block_spans(text, a, b)
+        para_start = True
+        for ls, le in line_spans(text, a, b):
+            line = text[ls:le].rstrip("\n")
+            m = _REF_DEF.match(line)
+            if (m and para_start and not m.group("label").startswith("^") and m.group("label").strip()
+                    and not (blocks and _inside(blocks, ls, le))):
+                t = m.group("title")
+                defs[ls] = (ls + m.start("title") + 1, ls + m.end("title") - 1) if t else None
+                labels.add(_label(m.group("label")))
+                continue
+            para_start = not line.strip()
+    return defs, frozenset(labels)
+
+
 def _tilde_strikes(text: str, ls: int, le: int, opaque: list[tuple[int, int]],
                    left: list[int] | None = None) -> list[tuple[int, int]]:
     """The ``~~...~~`` pairs of the line ``text[ls:le]`` that every reader strikes, as (start, end): runs of exactly
@@ -449,7 +602,7 @@ def _tilde_strikes(text: str, ls: int, le: int, opaque: list[tuple[int, int]],
 def _strike_context(text: str, a: int, b: int) -> list[tuple[int, int]]:
     """What is no markup for some reader in ``text[a:b]`` (no code block in it): see :func:`_not_markup` (per
     paragraph) and :func:`_html_blocks`, merged."""
-    spans = _html_blocks(text, a, b)
+    spans = _html_blocks(text, a, b) + html_block_spans(text, a, b)
     for ca, cb in _chunks(text, a, b):
         if any(ch in text[ca:cb] for ch in "`<]:w"):
             spans += _not_markup(text, ca, cb)
@@ -499,10 +652,15 @@ _CONSTRUCT = re.compile(
     r"|(?P<auto><(?P<autourl>[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>)"
     r"|(?P<comment><!--|-->)"
     r"|(?P<tag></?(?P<tagname>[A-Za-z][A-Za-z0-9-]{0,30})"
-    r"(?P<attrs>(?:\s+[A-Za-z_:][A-Za-z0-9_.:-]{0,100}(?:\s*=\s*(?:\"[^\"]{0,1000}\"|'[^']{0,1000}'|[^\s\"'=<>`]+))?){0,50})\s*/?>)"
+    r"(?P<attrs>(?:[ \t\n\r\f\v]+[A-Za-z_:][A-Za-z0-9_.:-]{0,100}(?:[ \t\n\r\f\v]*=[ \t\n\r\f\v]*"
+    r"(?:\"[^\"]{0,1000}\"|'[^']{0,1000}'|[^ \t\n\r\f\v\"'=<>`]+))?){0,50})[ \t\n\r\f\v]*/?>)"
     r"|(?P<delim>~+|\*+|_+)"
 )
-_ATTR = re.compile(r"([A-Za-z_:][A-Za-z0-9_.:-]*)(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'=<>`]+)))?")
+_ATTR = re.compile(r"([A-Za-z_:][A-Za-z0-9_.:-]*)(?:[ \t\n\r\f\v]*=[ \t\n\r\f\v]*"
+                   r"(?:\"([^\"]*)\"|'([^']*)'|([^ \t\n\r\f\v\"'=<>`]+)))?")
+#: tags GitHub's tag filter shows as text (``<script src="...">`` reads as written there)
+_FILTERED_TAGS = frozenset({"title", "textarea", "style", "xmp", "iframe", "noembed", "noframes", "script",
+                            "plaintext"})
 #: attributes whose value a browser shows (tooltip, alt text, labels, field values)
 _SHOWN_ATTRS = frozenset({"title", "alt", "aria-label", "label", "placeholder", "value", "summary", "content"})
 #: attributes whose value is code, a reference or layout, never shown (any other value that is prose is read: a
@@ -564,12 +722,34 @@ def _code_spans(text: str, a: int, b: int) -> list[tuple[int, int, int, int]]:
     return spans
 
 
-def _scan(text: str, a: int, b: int, edits: list[_Edit], depth: int = 0) -> None:
-    """The edits of ``text[a:b]`` (no code spans in it): constructs, then paired delimiters."""
+def _crossed(text: str, m: re.Match[str], inner: str) -> bool:
+    """Whether a tag, autolink or comment starting in the link ``m`` reaches past the end of its text (``inner``) or
+    past its end: those bind more tightly than a link's brackets, so no reader reads a link there."""
+    s, e, mid = m.start(), m.end(), m.end(inner)
+    for k in range(s, e):
+        if text[k] != "<":
+            continue
+        t = _HTML_TAG.match(text, k) or _ANGLED.match(text, k)
+        end = t.end() if t else (text.find("-->", k + 4) + 3 if text.startswith("<!--", k) else -1)
+        if end > 2 and ((k < mid < end) or end > e):
+            return True
+    return False
+
+
+def _scan(text: str, a: int, b: int, edits: list[_Edit], depth: int = 0, literal: bool = False,
+          labels: frozenset[str] = frozenset()) -> None:
+    """The edits of ``text[a:b]`` (no code spans in it): constructs, then paired delimiters. ``literal``: the line is
+    in an HTML block, where links and images are shown as written; ``labels``: the reference labels defined."""
     delims: list[tuple[int, int]] = []
     for m in _CONSTRUCT.finditer(text, a, b):
         kind = m.lastgroup
         s, e = m.start(), m.end()
+        if kind in ("image", "link", "ref") and (literal or ("<" in m.group() and _crossed(
+                text, m, "alt" if kind == "image" else "ltext" if kind == "link" else "rtext"))):
+            continue  # shown as written: read as written
+        if kind == "ref" and _label(text[m.end("rtext") + 2 : e - 1]) not in labels | {""}:
+            edits.append((s, s + 1, []))  # no such reference: the reader sees both brackets' words
+            continue
         if kind == "delim":
             if text[s] != "~":  # ``~~`` pairs are read per line (:func:`_tilde_strikes`); a tilde is text here
                 delims.append((s, e))
@@ -581,7 +761,7 @@ def _scan(text: str, a: int, b: int, edits: list[_Edit], depth: int = 0) -> None
             inner = "ltext" if kind == "link" else "rtext"
             edits.append((s, s + 1, []))
             if depth < 4:
-                _scan(text, m.start(inner), m.end(inner), edits, depth + 1)
+                _scan(text, m.start(inner), m.end(inner), edits, depth + 1, literal, labels)
             edits.append((m.end(inner), e, _title(m, "ltitle") if kind == "link" else []))
         elif kind == "auto":
             edits.append((s, e, [(m.start("autourl"), m.end("autourl"))]))
@@ -589,8 +769,8 @@ def _scan(text: str, a: int, b: int, edits: list[_Edit], depth: int = 0) -> None
             edits.append((s, e, [" "]))  # the comment's text stays: a plain-text reader sees it
         elif kind == "tag":
             name = m.group("tagname").lower()
-            if name not in _HTML_ELEMENTS:
-                continue  # no HTML element: the tag is text ("<Gift cards can be returned>")
+            if name not in _HTML_ELEMENTS or name in _FILTERED_TAGS:
+                continue  # no HTML element, or one GitHub shows as text: the tag is text ("<Gift cards ...>")
             parts: list[_Part] = ["\n"] if name in _BLOCK_TAGS else [" "] if name in _CELL_TAGS else []
             off = m.start("attrs")
             for am in _ATTR.finditer(m.group("attrs") or ""):
@@ -650,14 +830,15 @@ def _title(m: re.Match[str], group: str) -> list[_Part]:
     return [" (", (m.start(group) + 1, m.end(group) - 1), ")"]
 
 
-def _inline_line(text: str, a: int, b: int, out: PassOutput, opaque: list[tuple[int, int]]) -> None:
+def _inline_line(text: str, a: int, b: int, out: PassOutput, opaque: list[tuple[int, int]], literal: bool = False,
+                 labels: frozenset[str] = frozenset()) -> None:
     edits: list[_Edit] = [(s, e, []) for s, e in _tilde_strikes(text, a, b, opaque)]  # struck: withdrawn
     pos = a
     for start, cstart, cend, end in _code_spans(text, a, b):
-        _scan(text, pos, start, edits)
+        _scan(text, pos, start, edits, 0, literal, labels)
         edits.append((start, end, [(cstart, cend)]))
         pos = end
-    _scan(text, pos, b, edits)
+    _scan(text, pos, b, edits, 0, literal, labels)
     edits.sort(key=lambda ed: (ed[0], -ed[1]))
     pos = a
     for start, end, parts in edits:
@@ -680,12 +861,20 @@ def inline_marks(text: str) -> tuple[str, PassMap | None]:
     if not _INLINE_TRIGGER.search(text):
         return text, None
     out = PassOutput(text)
+    defs, labels = _definitions(text) if "]:" in text else ({}, frozenset())
 
     def each(a: int, b: int) -> None:
         opaque = _strike_context(text, a, b) if "~~" in text[a:b] else []
+        blocks = html_block_spans(text, a, b)
         for pos, end in line_spans(text, a, b):  # marks do not span lines here (struck HTML elements were read before)
-            if _INLINE_TRIGGER.search(text, pos, end):
-                _inline_line(text, pos, end, out, opaque)
+            if pos in defs:  # a reference definition: hidden, but for its title (a tooltip where it is used)
+                title = defs[pos]
+                if title is not None:
+                    out.copy(*title)
+                nl = end if text[end - 1 : end] != "\n" else end - 1
+                out.copy(nl, end)
+            elif _INLINE_TRIGGER.search(text, pos, end):
+                _inline_line(text, pos, end, out, opaque, _inside(blocks, pos, end) if blocks else False, labels)
             else:
                 out.copy(pos, end)
 
@@ -705,8 +894,11 @@ def html_entities(text: str) -> tuple[str, PassMap | None]:
     def each(a: int, b: int) -> None:
         pos = a
         for m in _ENTITY.finditer(text, a, b):
-            decoded = html.unescape(m.group())
-            if decoded == m.group():
+            ent = m.group()
+            if ent[1] != "#" and ent[1:] not in html.entities.html5:
+                continue  # not a whole entity ("&notit;", "&notbe"): CommonMark shows it as written
+            decoded = html.unescape(ent)
+            if decoded == ent:
                 continue
             out.copy(pos, m.start())
             out.emit(decoded, m.start(), m.end())

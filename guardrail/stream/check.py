@@ -20,6 +20,7 @@ imports nothing of ``guard.py``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -31,7 +32,7 @@ import numpy as np
 from guardrail.checks.evaluator import CheckTimings, Evaluation, Evaluator
 from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
 from guardrail.checks.relevance import RetrievalRelevance
-from guardrail.checks.claims import makes_claim, yes_no_only
+from guardrail.checks.claims import is_elliptical, makes_claim, yes_no_only
 from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_fails, streams_hold_to_end
 from guardrail.errors import OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
@@ -298,7 +299,10 @@ class StreamGuard:
                 return self._retrieval_passes()
             t0 = time.perf_counter()
             evaluator.validate(self.question, self.contexts, sentence)
-            result: FaithfulnessResult = self._score(check.run, self.question, self.contexts, sentence)
+            # a verbless sentence ("Gift cards too.") is read after the sentence before it: the answer before it goes too
+            run = functools.partial(check.run, preceding=self.text[max(0, offset - 2000) : offset]) \
+                if offset and is_elliptical(sentence) else check.run
+            result: FaithfulnessResult = self._score(run, self.question, self.contexts, sentence)
             tally.faithfulness_s += time.perf_counter() - t0
         except Exception as exc:  # noqa: BLE001 - logged, counted and applied per on_error at the end
             return self._scoring_failed(exc, sentence)

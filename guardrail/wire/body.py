@@ -31,6 +31,8 @@ def loads(data: bytes) -> Any:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UnreadableError(f"the answer is not valid UTF-8 (byte offset {exc.start})") from None
+    if text.startswith("\ufeff"):  # a byte order mark: skipped by WHATWG's UTF-8 decode, requests and httpx alike
+        text = text[1:]
     try:
         return json.loads(text, object_pairs_hook=_unique)
     except _DuplicateKey:
@@ -68,6 +70,8 @@ class Decoder:
     def decode(self, data: bytes) -> bytes:
         if self._z is None or not data:
             return data
+        if self._z.eof:  # bytes after the end of the compressed data
+            return self._after_end(data)
         try:
             out = self._z.decompress(data, self.limit - self._out + 1)
         except zlib.error as exc:
@@ -80,7 +84,24 @@ class Decoder:
         self._out += len(out)
         if self._out > self.limit or self._z.unconsumed_tail:
             raise UnreadableError(f"the decompressed answer is over {self.limit:,} bytes")
+        if self._z.eof and self._z.unused_data:
+            return out + self._after_end(self._z.unused_data)
         return out
+
+    def _after_end(self, data: bytes) -> bytes:
+        """Bytes after a complete compressed stream: gzip's next member (a gzip body may hold several, which
+        browsers and curl decode one after another; so does the guard, or it would miss what they show); anything
+        else is unreadable, never silently dropped."""
+        self._pending += data
+        if self.encoding not in ("gzip", "x-gzip"):
+            raise UnreadableError(f"the answer has data after the end of its {self.encoding} stream")
+        if len(self._pending) < 2:
+            return b""  # maybe the first byte of the next member's header: wait
+        if not self._pending.startswith(b"\x1f\x8b"):
+            raise UnreadableError("the answer has data after the end of its gzip stream that is no gzip member")
+        rest, self._pending = self._pending, b""
+        self._z = zlib.decompressobj(wbits=31)
+        return self.decode(rest)
 
     def flush(self) -> bytes:
         if self._z is None:
@@ -89,7 +110,7 @@ class Decoder:
             out = self._z.flush()
         except zlib.error as exc:
             raise UnreadableError(f"the answer's {self.encoding} data is corrupt ({exc})") from None
-        if not self._z.eof:
+        if not self._z.eof or self._pending:
             raise UnreadableError(f"the answer's {self.encoding} data is truncated")
         return out
 
