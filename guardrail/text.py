@@ -372,8 +372,24 @@ def is_refusal(text: str) -> bool:
 
 
 def is_claim(text: str) -> bool:
-    """False for sentences with no content word beyond pleasantries ("Sure!", "Hope this helps.")."""
-    return any(w not in FILLER_WORDS for w in content_words(text))
+    """False for sentences with no content word beyond pleasantries ("Sure!", "Hope this helps.") and for lead-ins
+    that only announce what follows ("Here is the policy:", :func:`is_lead_in`)."""
+    return any(w not in FILLER_WORDS for w in content_words(text)) and not is_lead_in(text)
+
+
+_LEAD_IN = re.compile(r"(?i)^(?:here(?:'s|’s| is| are)|below(?: is| are)?|the following|following|these are|those are|"
+                      r"this is|see (?:the )?(?:table|list|steps|summary|details)|in (?:short|summary|brief))\b"
+                      r"|\b(?:as follows|the following|below)\s*:$")
+
+
+def is_lead_in(text: str) -> bool:
+    """A sentence that ends with a colon and only announces what follows: "Here is the policy:", "The steps are as
+    follows:", "Summary:" (a label of at most three words). What follows is judged; the lead-in claims nothing alone
+    (a stream would otherwise judge it before the list or table it introduces arrives)."""
+    t = text.strip()
+    if not t.endswith(":"):
+        return False
+    return len(words(t)) <= 3 or bool(_LEAD_IN.search(t))
 
 
 def content_words(text: str) -> list[str]:
@@ -426,7 +442,7 @@ ANSWER_WORDS = frozenset(
 
 def is_answer_fragment(text: str) -> bool:
     """A sentence that is not a claim on its own but answers the question ("Yes, they can.", "No, never.")."""
-    return not is_claim(text) and any(w in ANSWER_WORDS for w in words(text))
+    return not is_claim(text) and not is_lead_in(text) and any(w in ANSWER_WORDS for w in words(text))
 
 
 _LATIN_LETTER = re.compile(r"[A-Za-z\u00C0-\u024F\u1E00-\u1EFF]")

@@ -256,3 +256,34 @@ def test_a_stream_that_carries_an_error_is_logged_as_such(gw: tuple[str, Telemet
     finally:
         logger.removeHandler(handler)
         logger.setLevel(level)
+
+
+# --------------------------------------------------------------------------- lead-ins and tables in streams
+TABLE = "Here is the policy:\n\n| Item | Return window |\n|---|---|\n| Items | 30 days of delivery |\n"
+
+
+def test_a_streamed_table_is_read_whole_as_the_whole_answer_reads_it(gw: tuple[str, Telemetry]) -> None:
+    """A stream cuts sentences at line ends: a table's header line alone ("| Item | Return window |") once read as a
+    claim and blocked a faithful table; the table is held until it ends and read as its rows' statements."""
+    from test_bypass_round4 import chunks_of
+
+    url, _ = gw
+    for size in (3, 7, 50):
+        sid = script(chunks_of(TABLE, size), ctype="text/event-stream")
+        assert_delivered(send(url, sid, stream=True), sid)
+        sid = script(chunks_of(TABLE + "\nHope this helps!", size), ctype="text/event-stream")
+        assert_delivered(send(url, sid, stream=True), sid)
+    bad = TABLE + "| Gift cards | 90 days of delivery |\n"
+    r = send(url, script(chunks_of(bad, 5), ctype="text/event-stream"), stream=True)
+    assert_stream_stopped_before(r, "Gift cards")
+    sid = script(dumps(chat(TABLE)))
+    assert_delivered(send(url, sid), sid)
+    assert_blocked(send(url, script(dumps(chat(bad.replace("90 days of delivery", "90 days"))))))
+
+
+@pytest.mark.parametrize("lead", ["Here is the policy:", "The rules are as follows:", "Summary:"])
+def test_a_lead_in_claims_nothing_alone(lead: str) -> None:
+    from guardrail.text import is_claim, is_lead_in
+
+    assert is_lead_in(lead) and not is_claim(lead)
+    assert not is_lead_in("Gift cards can be returned within:")  # a claim that goes on: judged with what follows

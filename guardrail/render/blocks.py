@@ -123,6 +123,44 @@ def _row(out: PassOutput, text: str, row: tuple[int, int], headers: list[str], b
         glue(". ")
 
 
+def table_regions(text: str) -> list[tuple[int, int | None]]:
+    """The tables of ``text`` (a line with ``|`` over a delimiter row, and the rows with ``|`` after it) as (start,
+    end) offsets, read whole as :func:`markdown_blocks` reads them; end None for one that may still go on at the end
+    of the text (its last line not ended, or a header line whose delimiter row has not come yet): a stream holds it,
+    since a table's lines alone read as claims they are not ("| Item | Return window |")."""
+    if "|" not in text:
+        return []
+    lines: list[tuple[int, int, bool]] = []  # (start, end, ended by a newline)
+    pos = 0
+    while pos < len(text):
+        nl = text.find("\n", pos)
+        lines.append((pos, len(text) if nl == -1 else nl, nl != -1))
+        pos = len(text) if nl == -1 else nl + 1
+    out: list[tuple[int, int | None]] = []
+    i = 0
+    while i < len(lines):
+        s, e, ended = lines[i]
+        if "|" not in text[s:e]:
+            i += 1
+            continue
+        if i + 1 >= len(lines) or (not lines[i + 1][2] and not text[lines[i + 1][0] : lines[i + 1][1]].strip("|-: \t")):
+            out.append((s, None))  # a header line whose delimiter row may still come
+            break
+        ns, ne, _ = lines[i + 1]
+        if not _is_delimiter_row(text[ns:ne]):
+            i += 1
+            continue
+        j = i + 2
+        while j < len(lines) and "|" in text[lines[j][0] : lines[j][1]] and text[lines[j][0] : lines[j][1]].strip():
+            j += 1
+        if j >= len(lines) or (j == len(lines) - 1 and not lines[j][2] and not text[lines[j][0] : lines[j][1]].strip()):
+            out.append((s, None))  # the table runs to the end of the text: more rows may come
+            break
+        out.append((s, lines[j - 1][1]))
+        i = j
+    return out
+
+
 def markdown_blocks(text: str) -> tuple[str, PassMap | None]:
     if not any(ch in text for ch in "|#>-*_="):
         return text, None

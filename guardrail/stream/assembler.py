@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from guardrail.render.blocks import table_regions
 from guardrail.render.markup import code_blocks, struck_regions
 from guardrail.text import Span, split_sentences
 
@@ -66,11 +67,14 @@ class SentenceAssembler:
         """The complete sentences of the text not yet released (``final``: the end of the answer, so all of them)."""
         tail = self._tail
         spans = split_sentences(tail)
-        if "<" in tail or "~" in tail or "    " in tail or "\t" in tail:
-            # struck text and code blocks are read whole, as in the whole answer (a code block from its indentation:
-            # alone, "<del>x</del>" of an indented block would read as struck, where a reader sees it as written)
+        if "<" in tail or "~" in tail or "    " in tail or "\t" in tail or "|" in tail:
+            # struck text, code blocks and tables are read whole, as in the whole answer (a code block from its
+            # indentation: alone, "<del>x</del>" of an indented block would read as struck, where a reader sees it as
+            # written; a table's header line alone reads as a claim it is not)
             n = len(tail)
-            regions = struck_regions(tail) + [(a, b if final or b < n else None) for a, b in code_blocks(tail)]
+            regions: list[tuple[int, int | None]] = [*struck_regions(tail)]
+            regions += [(a, n if b is None and final else b) for a, b in table_regions(tail)]  # at the end: it ended
+            regions += [(a, b if final or b < n else None) for a, b in code_blocks(tail)]
             spans = _bridged(spans, sorted(regions, key=lambda r: r[0]), n, final)
         complete = spans if final else spans[:-1]
         if not complete and not final and len(tail) > self.max_sentence_chars:
