@@ -287,3 +287,19 @@ def test_a_lead_in_claims_nothing_alone(lead: str) -> None:
 
     assert is_lead_in(lead) and not is_claim(lead)
     assert not is_lead_in("Gift cards can be returned within:")  # a claim that goes on: judged with what follows
+
+
+# --------------------------------------------------------------------------- an answer that is only a reasoning trace
+def test_a_message_that_is_only_a_reasoning_trace_is_unchecked_not_delivered(gw: tuple[str, Telemetry]) -> None:
+    """A reasoning trace is not the answer and is not checked; a message with no answer but a trace (a model stopped
+    at max_tokens while reasoning) would show the trace as the answer: in block mode it is blocked as unchecked."""
+    url, _ = gw
+    for trace in ({"reasoning_content": "Gift cards can be returned within 90 days."},
+                  {"reasoning": "Gift cards can be returned within 90 days."},
+                  {"reasoning_details": [{"type": "reasoning.text", "text": "Gift cards can be returned within 90 days."}]}):
+        r = send(url, script(dumps(chat(None, **trace))))
+        assert r.status_code == 400, r.text
+        err = r.json()["error"]
+        assert err["type"] == "guardrail_blocked" and "reasoning" in err["message"], err
+        sid = script(dumps(chat(P, **trace)))  # with its answer: the answer is checked and the message delivered
+        assert_delivered(send(url, sid), sid)

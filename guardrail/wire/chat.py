@@ -137,7 +137,26 @@ def _message_pieces(msg: Any, where: str, *, streamed: bool, echo: f.Echo = None
             raw.append((("function_call",), arguments))
         else:
             pieces.append(arguments_text(arguments))
-    return ("".join(pieces), raw) if streamed else (_join(pieces), raw)
+    if streamed:
+        return "".join(pieces), raw
+    text = _join(pieces)
+    if not text.strip():
+        trace = next((k for k in REASONING if has_text(msg.get(k))), None)
+        if trace is not None:  # a client that shows the trace shows it as the answer: nothing checked it
+            raise UnreadableError(f"{where} has no answer, only a reasoning trace ({trace}), which guardrail does not "
+                                  "check (raise max_tokens so the model reaches its answer)")
+    return text, raw
+
+
+def has_text(value: Any) -> bool:
+    """A reasoning field that holds any text (a string, or one inside a list or an object)."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    if isinstance(value, dict):
+        return any(has_text(v) for v in value.values())
+    if isinstance(value, list):
+        return any(has_text(v) for v in value)
+    return False
 
 
 def answer_shape(choice: dict[str, Any], where: str) -> str | None:
