@@ -306,6 +306,7 @@ def main() -> None:
                                 "command": f"python benchmarks/dev_sets.py MODEL --features {','.join(FEATURES_IN_USE)}"
                                            f" --cap {args.cap}"
                                            + (f" --sentences {args.sentences}" if args.sentences is not None else "")
+                                           + (f" --stop-at {args.stop_at}" if args.stop_at is not None else "")
                                            + " --write"},
         })
         path.write_text(json.dumps(meta, indent=2) + "\n")
