@@ -382,14 +382,25 @@ _LEAD_IN = re.compile(r"(?i)^(?:here(?:'s|’s| is| are)|below(?: is| are)?|the 
                       r"|\b(?:as follows|the following|below)\s*:$")
 
 
+#: the most words a lead-in has: "Here are the steps you need:" (a longer sentence ending with ':' may hold a claim)
+LEAD_IN_MAX_WORDS = 6
+
+
 def is_lead_in(text: str) -> bool:
-    """A sentence that ends with a colon and only announces what follows: "Here is the policy:", "The steps are as
-    follows:", "Summary:" (a label of at most three words). What follows is judged; the lead-in claims nothing alone
-    (a stream would otherwise judge it before the list or table it introduces arrives)."""
-    t = text.strip()
-    if not t.endswith(":"):
+    """A short sentence that ends with a colon and only announces what follows: "Here is the policy:", "The steps are
+    as follows:", "Summary:" (a label of one or two words). What follows is judged; the lead-in claims nothing alone
+    (a stream would otherwise judge it before the list or table it introduces arrives). Never one that could hold a
+    claim: more than six words, a digit, or another colon inside ("Here is the policy: gift cards can be returned
+    within 90 days:" is judged)."""
+    t = text.strip().strip("*_").strip()
+    if not t.endswith(":") or ":" in t[:-1] or any(ch.isdigit() for ch in t):
         return False
-    return len(words(t)) <= 3 or bool(_LEAD_IN.search(t))
+    ws = words(t)
+    if {"not", "no", "never", "cannot"} & set(ws) or any(w.endswith("n't") for w in ws):
+        return False
+    # a label of one or two words ("Summary:", "Key points:"); three could already say something ("Gift cards
+    # returnable:")
+    return 0 < len(ws) <= 2 or (len(ws) <= LEAD_IN_MAX_WORDS and bool(_LEAD_IN.search(t)))
 
 
 def content_words(text: str) -> list[str]:

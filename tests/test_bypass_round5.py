@@ -303,3 +303,54 @@ def test_a_message_that_is_only_a_reasoning_trace_is_unchecked_not_delivered(gw:
         assert err["type"] == "guardrail_blocked" and "reasoning" in err["message"], err
         sid = script(dumps(chat(P, **trace)))  # with its answer: the answer is checked and the message delivered
         assert_delivered(send(url, sid), sid)
+
+
+# --------------------------------------------------------------------------- round 6
+@pytest.mark.parametrize("answer", [
+    "Here is the policy: gift cards can be returned within 90 days:",
+    "Gift cards can be returned within 90 days, as follows:",
+    "In short, gift cards can be returned within 90 days:",
+    "This is why gift cards can be returned within 90 days:",
+    "Refund: 90 days:",
+    "**Gift cards can be returned within 90 days:**",
+])
+def test_a_claim_that_ends_with_a_colon_is_judged(gw: tuple[str, Telemetry], answer: str) -> None:
+    url, _ = gw
+    assert_blocked(send(url, script(dumps(chat(answer)))))
+    assert_stream_stopped_before(send(url, script(words_of(answer)), stream=True), "90")
+
+
+@pytest.mark.parametrize("answer", [
+    "1. Items can be returned within 30 days of delivery.\n2. Gift cards cannot be returned.",
+    "1) Items can be returned within 30 days of delivery.\n2) Gift cards cannot be returned.",
+    "Refunds are issued to the original payment method within 5 business days [1].",
+    "Items can be returned within 30 days of delivery.[1][2] Gift cards cannot be returned [1, 3].",
+])
+def test_numbered_lists_and_citation_markers_are_not_claims(gw: tuple[str, Telemetry], answer: str) -> None:
+    url, _ = gw
+    sid = script(dumps(chat(answer)))
+    assert_delivered(send(url, sid), sid)
+    sid = script(words_of(answer))
+    assert_delivered(send(url, sid, stream=True), sid)
+
+
+@pytest.mark.parametrize("bad", [
+    "Priority support is included in the Basic plan.",  # the name is not the subject
+    "The Pro plan includes priority support. The Basic plan too.",  # an ellipsis resolved, then subject-checked
+    "The Pro plan includes priority support. Also the Basic plan.",
+])
+def test_a_fact_moved_to_a_name_anywhere_in_the_claim_is_blocked(gw: tuple[str, Telemetry], bad: str) -> None:
+    url, _ = gw
+    q = "Which plans include priority support?"
+    assert_blocked(send(url, script(dumps(chat(bad))), PLANS, q))
+    for good in ("Priority support is included in the Pro plan.",
+                 "The Pro plan includes priority support. The Basic plan does not."):
+        sid = script(dumps(chat(good)))
+        assert_delivered(send(url, sid, PLANS, q), sid)
+
+
+@pytest.mark.parametrize("blank", ["\u200b", "\u2060", "&nbsp;", "<br>", "**", "<!-- -->"])
+def test_a_reasoning_trace_behind_content_that_shows_nothing_is_unchecked(gw: tuple[str, Telemetry], blank: str) -> None:
+    url, _ = gw
+    r = send(url, script(dumps(chat(blank, reasoning_content="Gift cards can be returned within 90 days."))))
+    assert r.status_code == 400 and "reasoning" in r.json()["error"]["message"], r.text

@@ -155,7 +155,7 @@ HIDDEN = {
     "heading and code": ("# Returns\n\nUse `code` here.\n\n```python\nx = 1\n```", "Returns\n\nUse code here.\n\n"
                          "```python\nx = 1\n```"),
     "fence closed, then a link": ("```\nx\n```\nSee [docs](https://example.com/r).", "```\nx\n```\nSee docs."),
-    "list paragraph indented four": ("1. Step\n\n    See [docs](https://example.com/r).", "1. Step\n\n    See docs."),
+    "list paragraph indented four": ("1. Step\n\n    See [docs](https://example.com/r).", "Step\n\n    See docs."),
     "closing block tag then a blank line": ("</div>\n\nSee [docs](https://example.com/r).", "\n\n\nSee docs."),
 }
 

@@ -256,7 +256,12 @@ def is_elliptical(sentence: str) -> bool:
     days.". Alone it asserts nothing a model can check (it mentions gift cards: entailed by any context that does);
     what it claims is the sentence before it with a part replaced or added, so it is read after that sentence."""
     toks = [t for t in tokenize(sentence) if any(c.isalnum() for c in t)]
-    if not 0 < len(toks) <= ELLIPSIS_MAX_WORDS or _has_verb(toks) or not is_claim(sentence) or is_refusal(sentence):
+    if not 0 < len(toks) <= ELLIPSIS_MAX_WORDS or not is_claim(sentence) or is_refusal(sentence):
+        return False
+    # a verb: an auxiliary, or a verb form that no determiner or name comes right before ("The Basic plan too.": a noun)
+    if any(t.lower() in AUX or t.lower() in NEG_AUX or (looks_verb(t) and not (k and (toks[k - 1].lower() in DETERMINERS
+                                                                                    or toks[k - 1][:1].isupper())))
+           for k, t in enumerate(toks)):
         return False
     if polarity(sentence)[0] is not None:
         return False
@@ -294,8 +299,9 @@ def resolve_ellipsis(prior: str, fragment: str) -> str | None:
         if negative:
             return None
         return as_sentence(ptoks + [toks[0].lower(), *toks[1:]])
-    subject = _subject_of(ptoks)
-    if not subject:
+    found = claim_subject(prior)
+    subject = tokenize(found) if found else _subject_of(ptoks)
+    if not subject or ptoks[: len(subject)] != subject:
         return None
     predicate = ptoks[len(subject):]
     if negative:
@@ -338,6 +344,14 @@ def claim_subject(sentence: str) -> str | None:
             words[0].lower() in PREPOSITIONS or words[0].lower() in {"if", "when", "while", "although", "because"}:
         return None
     return join_tokens(subject)
+
+
+def claim_names(sentence: str) -> list[str]:
+    """The capitalised words of a claim past its first word ("Basic" in "Priority support is included in the Basic
+    plan."): the names a fact may be moved to, wherever they stand in the sentence."""
+    toks = tokenize(sentence)
+    return [t for k, t in enumerate(toks) if k > 0 and t[:1].isupper() and t.isalpha() and len(t) > 1
+            and toks[k - 1] not in (".", "!", "?", ":") and t.lower() not in PRONOUNS and t != "I"]
 
 
 def makes_claim(sentence: str) -> bool:

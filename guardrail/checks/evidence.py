@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
-from guardrail.checks.claims import claim_subject
+from guardrail.checks.claims import claim_names, claim_subject
 from guardrail.checks.grounding import coverage, unsupported_terms
 from guardrail.checks.pairing import PairScores, Refs
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
@@ -215,7 +215,7 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     if single is not None and not np.isnan(con[single]):  # shown, not capped on: measured, CLIFF 0.780 -> 0.676 (v3.4)
         top_ent, top_con = float(ent[single]), float(con[single])
     subject = claim_subject(text)
-    conflict, against = _subject_conflict(subject, premise, refs, con)
+    conflict, against = _subject_conflict(claim_words(text), premise, refs, con)
     if conflict is not None and basis.subject_conflict is not None and conflict >= basis.subject_conflict \
             and conflict > entailment:
         score = min(score, entailment * (1.0 - conflict))
@@ -258,19 +258,26 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     )
 
 
+def claim_words(text: str) -> frozenset[str]:
+    """The words that say what a claim is about: its subject's content words and the names it mentions."""
+    subject = claim_subject(text)
+    return frozenset(content_stems(" ".join([subject or "", *claim_names(text)])))
+
+
 def names_subject(subject_words: frozenset[str], premise: Premise) -> bool:
-    """The premise names every content word of the claim's subject."""
+    """The premise names every word of the claim's subject and names (:func:`claim_words`)."""
     return subject_words <= frozenset(content_stems(premise.text))
 
 
-def _subject_conflict(subject: str | None, best: Premise, refs: Refs,
+def _subject_conflict(words: frozenset[str], best: Premise, refs: Refs,
                       con: np.ndarray) -> tuple[float | None, Premise | None]:
-    """(contradiction, premise): the strongest contradiction among the premises read that name the claim's subject,
-    when the best-entailing premise does not name it; (None, None) otherwise (see SentenceEvidence.subject_conflict)."""
-    words = frozenset(content_stems(subject)) if subject else frozenset()
-    if not words or names_subject(words, best):
+    """(contradiction, premise): when the best-entailing premise does not name all of the claim's subject and names,
+    the strongest contradiction among the premises read that name those it misses; (None, None) otherwise (see
+    SentenceEvidence.subject_conflict)."""
+    missing = words - frozenset(content_stems(best.text))
+    if not missing:
         return None, None
-    about = [k for k, (_, p) in enumerate(refs) if not np.isnan(con[k]) and names_subject(words, p)]
+    about = [k for k, (_, p) in enumerate(refs) if not np.isnan(con[k]) and names_subject(missing, p)]
     if not about:
         return None, None
     k = max(about, key=lambda i: con[i])

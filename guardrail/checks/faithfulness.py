@@ -40,7 +40,14 @@ from guardrail.checks.claims import (
     yes_no_answer,
 )
 from guardrail.checks.evidence import ContextRef as ContextRef
-from guardrail.checks.evidence import EvidenceBasis, ResponseItem, sentence_evidence, sentence_numbers, verbatim_key
+from guardrail.checks.evidence import (
+    EvidenceBasis,
+    ResponseItem,
+    claim_words,
+    sentence_evidence,
+    sentence_numbers,
+    verbatim_key,
+)
 from guardrail.checks.evidence import FaithfulnessResult as FaithfulnessResult
 from guardrail.checks.evidence import SentenceEvidence as SentenceEvidence
 from guardrail.checks.grounding import context_terms
@@ -303,8 +310,7 @@ class FaithfulnessCheck:
         # premise selection, then the model's reading of the pairs, then each sentence's evidence
         pairs, per_item = select_premises([it.hypothesis if it.check else None for it in items], prepared.index,
                                           prepared.units, prepared.singles, basis.question_words, budget, cfg)
-        subjects = [frozenset(content_stems(s)) if it.check and (s := claim_subject(it.hypothesis if it.claim else it.text))
-                     else frozenset() for it in items]
+        subjects = [claim_words(it.hypothesis if it.claim else it.text) if it.check else frozenset() for it in items]
         scores = score_pairs(self.nli, pairs, per_item, cfg.stop_at, subjects)
         evidence = [sentence_evidence(number, it, refs, scores, basis)
                     for number, it, refs in zip(sentence_numbers(items), items, scores.read)]

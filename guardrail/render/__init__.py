@@ -57,14 +57,15 @@ Text layer: this package imports nothing of guardrail outside it.
 
 from __future__ import annotations
 
-from guardrail.render.blocks import markdown_blocks
+from guardrail.render.blocks import citation_marks, list_numbers, markdown_blocks
 from guardrail.render.markup import html_entities, inline_marks, struck_html
 from guardrail.render.offsets import Pass, PassMap, Rendered
 from guardrail.render.unicode import rtl_overrides, unicode_forms
 
 __all__ = ["Rendered", "render"]
 
-_PASSES: tuple[Pass, ...] = (struck_html, markdown_blocks, inline_marks, html_entities, rtl_overrides, unicode_forms)
+_PASSES: tuple[Pass, ...] = (struck_html, markdown_blocks, citation_marks, inline_marks, list_numbers, html_entities,
+                             rtl_overrides, unicode_forms)
 
 
 def render(text: str) -> Rendered:

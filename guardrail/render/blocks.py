@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import re
 
-from guardrail.render.markup import outside_fences
+from guardrail.render.markup import line_spans, outside_fences
 from guardrail.render.offsets import PassMap, PassOutput
 
 _DELIM_CELL = re.compile(r"\s*:?-+:?\s*")
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+|$)")
 _CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")
 _QUOTE = re.compile(r"(?:[ \t]{0,3}>[ \t]?)+")
+#: an ordered list item's marker (CommonMark: up to nine digits, then "." or ")" and a space)
+_ORDERED = re.compile(r"[ \t]{0,3}\d{1,9}[.)][ \t]+")
+#: a numeric citation marker: [1], [1, 2], [1-3]; not a link's text or a reference definition
+_CITATION = re.compile(r"[ \t]?(?<![^\W_])(?<!\])(?:\[\d{1,3}(?:[ \t]*[,\u2013-][ \t]*\d{1,3})*\])+(?![(:\[])")
+#: a line that starts an ordered list item
+_ORDERED_LINE = re.compile(r"(?m)^[ \t]{0,3}\d{1,9}[.)][ \t]")
 _RULE = re.compile(r"[ \t]{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)$")
 _PIPE = re.compile(r"(?<!\\)\|")
 
@@ -225,6 +231,45 @@ def markdown_blocks(text: str) -> tuple[str, PassMap | None]:
             else:
                 out.copy(start, min(e + 1, b))
             i += 1
+
+    outside_fences(text, out, each)
+    return out.done()
+
+
+def list_numbers(text: str) -> tuple[str, PassMap | None]:
+    """Ordered list markers dropped ("1. Items can be returned ...": the item's number is the list's, not a number the
+    claim states). After the inline pass, so that a list item's indented paragraphs are still read as the list's."""
+    if not _ORDERED_LINE.search(text):
+        return text, None
+    out = PassOutput(text)
+
+    def each(a: int, b: int) -> None:
+        pos = a
+        for ls, le in line_spans(text, a, b):
+            o = _ORDERED.match(text, ls, le)
+            if o:
+                out.copy(pos, ls)
+                pos = o.end()
+        out.copy(pos, b)
+
+    outside_fences(text, out, each)
+    return out.done()
+
+
+def citation_marks(text: str) -> tuple[str, PassMap | None]:
+    """Numeric citation markers ("... within 5 business days [1].", "[2][3]", "[1, 2]", "[1-3]") dropped: a reader
+    takes them for references to sources, not for numbers the answer states. Not a link ("[1](url)") or a reference
+    definition ("[1]: url"), and not in code."""
+    if "[" not in text:
+        return text, None
+    out = PassOutput(text)
+
+    def each(a: int, b: int) -> None:
+        pos = a
+        for m in _CITATION.finditer(text, a, b):
+            out.copy(pos, m.start())
+            pos = m.end()
+        out.copy(pos, b)
 
     outside_fences(text, out, each)
     return out.done()

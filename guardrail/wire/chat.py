@@ -4,6 +4,7 @@ completions objects, and the rewriting of blocked answers (:func:`replace_answer
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -140,12 +141,22 @@ def _message_pieces(msg: Any, where: str, *, streamed: bool, echo: f.Echo = None
     if streamed:
         return "".join(pieces), raw
     text = _join(pieces)
-    if not text.strip():
+    if shows_nothing(text):
         trace = next((k for k in REASONING if has_text(msg.get(k))), None)
         if trace is not None:  # a client that shows the trace shows it as the answer: nothing checked it
             raise UnreadableError(f"{where} has no answer, only a reasoning trace ({trace}), which guardrail does not "
                                   "check (raise max_tokens so the model reaches its answer)")
     return text, raw
+
+
+#: markup that shows nothing: HTML comments, tags, entities, markdown emphasis and rule marks
+_SILENT_MARKUP = re.compile(r"<!--.*?(?:-->|$)|</?[A-Za-z][^<>]*>|&[#0-9A-Za-z]{1,32};?|[*_~`#>|=-]+", re.S)
+
+
+def shows_nothing(text: str) -> bool:
+    """No letter or digit a reader would see: blank characters (zero-width, word joiners, blank letters) and markup
+    that renders to nothing ("**", "<br>", "<!-- -->", "&nbsp;") only."""
+    return not any(not f.is_blank(ch) for ch in _SILENT_MARKUP.sub("", text))
 
 
 def has_text(value: Any) -> bool:

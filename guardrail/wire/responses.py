@@ -22,7 +22,7 @@ from guardrail.errors import UnreadableError
 
 from . import fields as f
 from .arguments import arguments_text
-from .chat import has_text, kind_name, part_text
+from .chat import has_text, kind_name, part_text, shows_nothing
 
 Key = tuple[Any, ...]
 Keyed = tuple[tuple[Key, str], ...]
@@ -107,7 +107,7 @@ def response_texts(body: Any, where: str, echo: f.Echo = None, *, complete: bool
     extra = f.text(body.get("output_text"), f"{where}.output_text")
     if extra and extra != _sdk_output_text(output):
         out.append((("output_text",), extra))
-    if complete and not any(text.strip() for _, text in out) and any(
+    if complete and all(shows_nothing(text) for _, text in out) and any(
             isinstance(item, dict) and item.get("type") == "reasoning" and has_text(item.get("summary"))
             for item in output):
         # a client that shows the reasoning summary shows it as the answer: nothing checked it
