@@ -31,56 +31,13 @@ from test_bypass import (  # noqa: F401 - fixtures
 from guardrail.render import render
 from guardrail.telemetry import Telemetry
 
-cmarkgfm = pytest.importorskip("cmarkgfm")
-html5lib = pytest.importorskip("html5lib")
-markdown_it = pytest.importorskip("markdown_it")
+for _renderer in ("cmarkgfm", "html5lib", "markdown_it"):
+    pytest.importorskip(_renderer)
+from renderers import shown  # noqa: E402 - after the skips
+from test_bypass_round4 import chunks_of  # noqa: E402
 
 HAL = "Gift cards can be returned within 90 days"
 TWIN = "Gift cards cannot be returned"
-
-
-# --------------------------------------------------------------------------- the real renderers
-def visible(html: str) -> str:
-    """What a browser shows of ``html``: text outside script, style, head and struck elements, and alt / title."""
-    doc = html5lib.parse(html, namespaceHTMLElements=False)
-    out: list[str] = []
-
-    def walk(el: object, hidden: bool) -> None:
-        tag = el.tag if isinstance(el.tag, str) else None  # type: ignore[attr-defined]
-        if tag is None:  # a comment
-            return
-        h = hidden or tag in ("del", "s", "strike", "script", "style", "head")
-        if not h:
-            for attr in ("alt", "title"):
-                value = el.get(attr)  # type: ignore[attr-defined]
-                if value:
-                    out.append(f" {value} ")
-            if el.text:  # type: ignore[attr-defined]
-                out.append(el.text)  # type: ignore[attr-defined]
-        for c in el:  # type: ignore[attr-defined]
-            walk(c, h)
-            if c.tail and not h:
-                out.append(c.tail)
-
-    walk(doc.getroot() if hasattr(doc, "getroot") else doc, False)
-    return " ".join("".join(out).split())
-
-
-def gfm(md: str) -> str:
-    from cmarkgfm.cmark import Options
-
-    return str(cmarkgfm.github_flavored_markdown_to_html(md, options=Options.CMARK_OPT_UNSAFE))
-
-
-_MDIT = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("strikethrough").enable("table")
-
-
-def mdit(md: str) -> str:
-    return str(_MDIT.render(md))
-
-
-def shown(md: str) -> str:
-    return visible(gfm(md)) + " \n " + visible(mdit(md))
 
 
 # --------------------------------------------------------------------------- each construct
@@ -208,11 +165,6 @@ def test_every_word_a_renderer_shows_is_read(md: str) -> None:
 
 
 # --------------------------------------------------------------------------- through the real gateway
-def chunks_of(text: str, size: int = 5) -> list[bytes]:
-    return sse(chunk({"role": "assistant", "content": ""}),
-               *[chunk({"content": text[i:i + size]}) for i in range(0, len(text), size)], chunk({}, finish="stop"))
-
-
 GATEWAY = {
     "link destination after a closing block tag": lambda c: f"{GOOD}\n</div>\n[See the policy]({c}).",
     "undefined reference label": lambda c: f"{GOOD} See [the policy][{c}].",

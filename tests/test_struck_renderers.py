@@ -29,48 +29,14 @@ from guardrail.render import render
 from guardrail.render.markup import struck_regions
 from guardrail.telemetry import Telemetry
 
-cmarkgfm = pytest.importorskip("cmarkgfm")
-html5lib = pytest.importorskip("html5lib")
-markdown_it = pytest.importorskip("markdown_it")
+for _renderer in ("cmarkgfm", "html5lib", "markdown_it"):
+    pytest.importorskip(_renderer)
+from renderers import gfm, mdit, visible  # noqa: E402 - after the skips
+from test_bypass_round4 import chunks_of  # noqa: E402
 
 HAL = "Gift cards can be returned within 90 days."
 TWIN = "Gift cards cannot be returned."
 P = GOOD  # "Items can be returned within 30 days of delivery."
-
-
-# --------------------------------------------------------------------------- the real renderers
-def visible(html: str) -> str:
-    """The text a browser shows of ``html``, without what ``<del>``, ``<s>``, ``<strike>`` strike (and scripts)."""
-    doc = html5lib.parse(html, namespaceHTMLElements=False)
-    out: list[str] = []
-
-    def walk(el: object, struck: bool) -> None:
-        tag = el.tag if isinstance(el.tag, str) else ""  # type: ignore[attr-defined]
-        s = struck or tag in ("del", "s", "strike")
-        if tag in ("script", "style"):
-            return
-        if el.text and not s:  # type: ignore[attr-defined]
-            out.append(el.text)  # type: ignore[attr-defined]
-        for c in el:  # type: ignore[attr-defined]
-            walk(c, s)
-            if c.tail and not s:
-                out.append(c.tail)
-
-    walk(doc, False)
-    return " ".join("".join(out).split())
-
-
-def gfm(md: str) -> str:
-    from cmarkgfm.cmark import Options
-
-    return str(cmarkgfm.github_flavored_markdown_to_html(md, options=Options.CMARK_OPT_UNSAFE))
-
-
-_MDIT = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("strikethrough").enable("table")
-
-
-def mdit(md: str) -> str:
-    return str(_MDIT.render(md))
 
 
 # --------------------------------------------------------------------------- the variants
@@ -141,11 +107,6 @@ def test_the_stream_side_reads_the_same_regions() -> None:
 
 
 # --------------------------------------------------------------------------- through the real gateway
-def chunks_of(text: str, size: int = 5) -> list[bytes]:
-    return sse(chunk({"role": "assistant", "content": ""}),
-               *[chunk({"content": text[i:i + size]}) for i in range(0, len(text), size)], chunk({}, finish="stop"))
-
-
 GATEWAY = ["tilde closer followed by a letter", "del inside link destinations", "del inside comments",
            "del across paragraphs", "single tildes", "del broken over a block-quote line"]
 #: variants whose faithful twin reads as clean prose (the others leave fragments such as "<del" that the model may

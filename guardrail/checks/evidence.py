@@ -189,8 +189,10 @@ def _first_single(refs: Refs, index: ContextIndex) -> int | None:
     return None
 
 
-def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairScores, basis: EvidenceBasis) -> SentenceEvidence:
-    """The evidence of one item, sentence ``number``, from the model's reading of the premises it read (``refs``)."""
+def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairScores, basis: EvidenceBasis,
+                      about: frozenset[str] | None = None) -> SentenceEvidence:
+    """The evidence of one item, sentence ``number``, from the model's reading of the premises it read (``refs``);
+    ``about``: the words of its subject and names (:func:`claim_words`, computed here when not given)."""
     # what the grounding signals read: the sentence, or for a short answer the statement it makes
     text = item.hypothesis if item.claim else item.text
     terms = unsupported_terms(text, basis.vocab)
@@ -215,7 +217,7 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     if single is not None and not np.isnan(con[single]):  # shown, not capped on: measured, CLIFF 0.780 -> 0.676 (v3.4)
         top_ent, top_con = float(ent[single]), float(con[single])
     subject = claim_subject(text)
-    conflict, against = _subject_conflict(claim_words(text), premise, refs, con)
+    conflict, against = _subject_conflict(claim_words(text) if about is None else about, premise, refs, con)
     if conflict is not None and basis.subject_conflict is not None and conflict >= basis.subject_conflict \
             and conflict > entailment:
         score = min(score, entailment * (1.0 - conflict))

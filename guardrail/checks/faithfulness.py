@@ -31,7 +31,6 @@ from guardrail.checks.calibration import Calibrator
 from guardrail.checks.claims import (
     AnswerClaim,
     answer_claim,
-    claim_subject,
     is_elliptical,
     makes_claim,
     polarity,
@@ -312,8 +311,8 @@ class FaithfulnessCheck:
                                           prepared.units, prepared.singles, basis.question_words, budget, cfg)
         subjects = [claim_words(it.hypothesis if it.claim else it.text) if it.check else frozenset() for it in items]
         scores = score_pairs(self.nli, pairs, per_item, cfg.stop_at, subjects)
-        evidence = [sentence_evidence(number, it, refs, scores, basis)
-                    for number, it, refs in zip(sentence_numbers(items), items, scores.read)]
+        evidence = [sentence_evidence(number, it, refs, scores, basis, about)
+                    for number, it, refs, about in zip(sentence_numbers(items), items, scores.read, subjects)]
         judged = [e for e in evidence if e.score is not None]
         return FaithfulnessResult(
             score=float(np.mean([e.score for e in judged])) if judged else None,

@@ -98,6 +98,7 @@ def score_pairs(nli: NLIScorer, pairs: list[tuple[str, str]], per_item: list[Ref
     ``subjects``: per item, the content words of its claim's subject: a premise that does not name them does not stop
     the reading (its support may be about something else; the premises that name the subject are read too)."""
     subjects = subjects if subjects is not None else [frozenset()] * len(per_item)
+    named: dict[str, frozenset[str]] = {}  # each premise's content words, read once per call
     ent_of: dict[int, float] = {}
     con_of: dict[int, float] = {}
     tokens_run = 0
@@ -107,7 +108,7 @@ def score_pairs(nli: NLIScorer, pairs: list[tuple[str, str]], per_item: list[Ref
     done = 0
     for upto in rounds:
         want = sorted({pid for refs, words in zip(per_item, subjects) for pid, _ in refs[done:upto] if pid not in ent_of
-                       and not _settled(refs[:done], ent_of, stop_at, words)})
+                       and not _settled(refs[:done], ent_of, stop_at, words, named)})
         done = upto
         if not want:
             continue
@@ -117,7 +118,7 @@ def score_pairs(nli: NLIScorer, pairs: list[tuple[str, str]], per_item: list[Ref
             ent_of[pid] = float(pred.entailment[j])
             con_of[pid] = float(pred.contradiction[j])
     # what each sentence read: its premises up to (and including) the one that settled it
-    read = [[(pid, prem) for pid, prem in refs if pid in ent_of][: _read_upto(refs, ent_of, stop_at, words)]
+    read = [[(pid, prem) for pid, prem in refs if pid in ent_of][: _read_upto(refs, ent_of, stop_at, words, named)]
             for refs, words in zip(per_item, subjects)]
     return PairScores(ent_of, con_of, tokens_run, read)
 
@@ -190,23 +191,31 @@ def _interleave(first: list[Premise], second: list[Premise]) -> list[Premise]:
 
 
 def _settles(pid: int, premise: Premise, ent_of: dict[int, float], stop_at: float | None,
-             subject: frozenset[str]) -> bool:
-    """The premise entails the sentence at least ``stop_at`` and names its subject (when it has one)."""
-    return (stop_at is not None and ent_of.get(pid, 0.0) >= stop_at
-            and (not subject or subject <= frozenset(content_stems(premise.text))))
+             subject: frozenset[str], named: dict[str, frozenset[str]]) -> bool:
+    """The premise entails the sentence at least ``stop_at`` and names its subject (when it has one); ``named``
+    memoizes each premise's content words."""
+    if stop_at is None or ent_of.get(pid, 0.0) < stop_at:
+        return False
+    if not subject:
+        return True
+    words = named.get(premise.text)
+    if words is None:
+        words = named[premise.text] = frozenset(content_stems(premise.text))
+    return subject <= words
 
 
-def _settled(read: Refs, ent_of: dict[int, float], stop_at: float | None, subject: frozenset[str] = frozenset()) -> bool:
+def _settled(read: Refs, ent_of: dict[int, float], stop_at: float | None, subject: frozenset[str],
+             named: dict[str, frozenset[str]]) -> bool:
     """A sentence is settled once a premise it read settles it (:func:`_settles`)."""
-    return any(_settles(pid, premise, ent_of, stop_at, subject) for pid, premise in read)
+    return any(_settles(pid, premise, ent_of, stop_at, subject, named) for pid, premise in read)
 
 
-def _read_upto(refs: Refs, ent_of: dict[int, float], stop_at: float | None,
-               subject: frozenset[str] = frozenset()) -> int:
+def _read_upto(refs: Refs, ent_of: dict[int, float], stop_at: float | None, subject: frozenset[str],
+               named: dict[str, frozenset[str]]) -> int:
     """How many of a sentence's ranked premises it read: up to the first that settled it."""
     for n, (pid, premise) in enumerate(refs, 1):
         if pid not in ent_of:
             return n - 1
-        if _settles(pid, premise, ent_of, stop_at, subject):
+        if _settles(pid, premise, ent_of, stop_at, subject, named):
             return n
     return len(refs)

@@ -196,24 +196,30 @@ def _chunks(text: str, a: int, b: int) -> list[tuple[int, int]]:
     return out
 
 
-def _backtick_pairs(text: str, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Code spans from backtick runs: a run up to the next one of the same length (linear)."""
+def _run_pairs(runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Code spans from backtick runs, as (opening run, closing run) indices: a run up to the next one of the same
+    length (linear: each run knows the next run of its length)."""
     following: list[int | None] = [None] * len(runs)
     last: dict[int, int] = {}
     for k in range(len(runs) - 1, -1, -1):
         n = runs[k][1] - runs[k][0]
         following[k] = last.get(n)
         last[n] = k
-    spans = []
+    pairs = []
     k = 0
     while k < len(runs):
         j = following[k]
         if j is None:
             k += 1
             continue
-        spans.append((runs[k][0], runs[j][1]))
+        pairs.append((k, j))
         k = j + 1
-    return spans
+    return pairs
+
+
+def _backtick_pairs(runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Code spans from backtick runs, as (start, end) offsets."""
+    return [(runs[k][0], runs[j][1]) for k, j in _run_pairs(runs)]
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -242,7 +248,7 @@ def _not_markup(text: str, a: int, b: int) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     if "`" in text[a:b]:
         runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, a, b)]
-        spans += _backtick_pairs(text, runs)
+        spans += _backtick_pairs(runs)
         unescaped = []
         for s, e in runs:
             k = s
@@ -252,7 +258,7 @@ def _not_markup(text: str, a: int, b: int) -> list[tuple[int, int]]:
                 s += 1
             if s < e:
                 unescaped.append((s, e))
-        spans += _backtick_pairs(text, unescaped)
+        spans += _backtick_pairs(unescaped)
     pos = a
     while True:
         m = _NOT_MARKUP.search(text, pos, b)
@@ -704,22 +710,7 @@ def _code_spans(text: str, a: int, b: int) -> list[tuple[int, int, int, int]]:
     """Code spans in ``text[a:b]`` as (start, content start, content end, end): a backtick string up to the next one
     of the same length (linear: each run knows the next run of its length)."""
     runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, a, b)]
-    following: list[int | None] = [None] * len(runs)
-    last: dict[int, int] = {}
-    for k in range(len(runs) - 1, -1, -1):
-        n = runs[k][1] - runs[k][0]
-        following[k] = last.get(n)
-        last[n] = k
-    spans = []
-    k = 0
-    while k < len(runs):
-        j = following[k]
-        if j is None:
-            k += 1
-            continue
-        spans.append((runs[k][0], runs[k][1], runs[j][0], runs[j][1]))
-        k = j + 1
-    return spans
+    return [(runs[k][0], runs[k][1], runs[j][0], runs[j][1]) for k, j in _run_pairs(runs)]
 
 
 def _crossed(text: str, m: re.Match[str], inner: str) -> bool:
