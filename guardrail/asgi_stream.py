@@ -119,14 +119,15 @@ class SSEEvents:
         self._peeked: tuple[wire.SSEEvent, Reading | UnreadableError] | None = None
 
     def quiet(self, ev: wire.SSEEvent) -> bool:
-        """Read ``ev`` ahead of the gate: True when it holds no answer text and does not end the answer (it may go out
-        before the gate opens). The gate's :meth:`read` of this event then returns this reading (read once)."""
+        """Read ``ev`` ahead of the gate: True when it holds no answer text, no reasoning trace and does not end the
+        answer (it may go out before the gate opens). The gate's :meth:`read` of this event then returns this reading (read once)."""
         try:
             reading: Reading | UnreadableError = self._read(ev)
         except UnreadableError as exc:
             reading = exc
         self._peeked = (ev, reading)
-        return isinstance(reading, Reading) and not reading.ends and not any(reading.texts.values())
+        return isinstance(reading, Reading) and not reading.ends and not any(reading.texts.values()) \
+            and not reading.traces
 
     def read(self, ev: wire.SSEEvent) -> Reading:
         if self._peeked is not None and self._peeked[0] is ev:
@@ -153,7 +154,11 @@ class SSEEvents:
             texts[d.index] = texts.get(d.index, "") + d.text
         # an event whose tool-call arguments end inside a key, a held value or a number goes out with the answer's
         # end: what it carries is read only with a later event
-        return Reading(texts, any(d.finish is not None for d in deltas) or self.deltas.holding)
+        return Reading(texts, any(d.finish is not None for d in deltas) or self.deltas.holding,
+                       frozenset(d.index for d in deltas if d.trace))
+
+    def shows(self, choice: int, *, final: bool = False) -> bool:
+        return self.deltas.shows(choice, final=final)
 
     def flush(self) -> dict[int, str]:
         """Text still held by unfinished tool-call arguments when the stream ends (read before the verdict)."""

@@ -108,6 +108,9 @@ class _TextChunks:
             raise ConfigurationError(f"a guarded generator yielded {type(item).__name__}; it must yield str chunks")
         return Reading({0: item})
 
+    def shows(self, choice: int, *, final: bool = False) -> bool:
+        return True  # its items carry no reasoning trace
+
     def cut(self, item: str, choice: int, text: str) -> str:
         return text
 

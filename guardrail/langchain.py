@@ -302,6 +302,9 @@ class _ChainChunks:
     def read(self, item: ChainDict) -> Reading:
         return Reading({0: _piece_text(item[self.answer_key])} if self.answer_key in item else {})
 
+    def shows(self, choice: int, *, final: bool = False) -> bool:
+        return True  # its items carry no reasoning trace
+
     def cut(self, item: ChainDict, choice: int, text: str) -> ChainDict | None:
         piece = _cut_piece(item[self.answer_key], text)
         return None if piece is None else {self.answer_key: piece}

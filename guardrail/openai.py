@@ -110,7 +110,11 @@ class _SDKChunks:
         texts: dict[int, str] = {}
         for d in deltas:  # every choice, whatever was asked for: the upstream decides how many it sends
             texts[d.index] = texts.get(d.index, "") + d.text
-        return Reading(texts, any(d.finish is not None for d in deltas) or self.deltas.holding)
+        return Reading(texts, any(d.finish is not None for d in deltas) or self.deltas.holding,
+                       frozenset(d.index for d in deltas if d.trace))
+
+    def shows(self, choice: int, *, final: bool = False) -> bool:
+        return self.deltas.shows(choice, final=final)
 
     def flush(self) -> dict[int, str]:
         """Text still held by unfinished tool-call arguments when the stream ends."""

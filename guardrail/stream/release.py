@@ -43,6 +43,10 @@ class Reading(NamedTuple):
     texts: Mapping[int, str]
     #: the item ends the answer (or a choice of it): in hold mode it goes out only once the whole answer passed
     ends: bool = False
+    #: choices to which the item adds text the guard does not check but a client may show (a reasoning trace): in
+    #: hold mode it goes out only once that choice's answer shows something (:meth:`ChunkAdapter.shows`) and some of
+    #: it passed; a choice whose answer shows nothing by the end is unreadable (an answer made of a trace alone)
+    traces: frozenset[int] = frozenset()
 
 
 class ChunkAdapter(Protocol[Item]):
@@ -60,6 +64,11 @@ class ChunkAdapter(Protocol[Item]):
         """The items that end a stopped stream (``text``: the fallback message, if any)."""
         ...
 
+    def shows(self, choice: int, *, final: bool = False) -> bool:
+        """The answer text of ``choice`` read so far shows a reader something (only adapters whose items may carry
+        ``traces`` need it; ``final``: the stream ended)."""
+        ...
+
     def mark(self, item: Item, verdict: Verdict) -> Item | None:
         """The item that ends the answer, marked as delivered unchecked (``verdict.outcome == "error"``); None when
         this item cannot carry the mark (the gate tries the next one that ends the answer)."""
@@ -71,6 +80,7 @@ class _Held(Generic[Item]):
     item: Item
     texts: dict[int, str]
     ends: bool
+    traces: frozenset[int] = frozenset()
 
 
 class ReleaseGate(Generic[Item]):
@@ -102,6 +112,8 @@ class ReleaseGate(Generic[Item]):
         self._error: Verdict | None = None  # the stream stopped on something it could not read
         self._mark: Verdict | None = None  # the verdict the end item carries (delivered unchecked)
         self._marked = False
+        self._traced: set[int] = set()  # choices with a reasoning trace
+        self._answered: set[int] = set()  # traced choices whose answer showed something and passed in part
 
     # ----------------------------------------------------------------- state
     @property
@@ -138,7 +150,8 @@ class ReleaseGate(Generic[Item]):
             texts = {}  # flag mode: unchecked from the first unreadable item on (its verdict is already reported)
         if texts and self.ttft is None:
             self.ttft = time.perf_counter() - self.start - self.checking
-        self.pending.append(_Held(item, texts, reading.ends))
+        self.pending.append(_Held(item, texts, reading.ends, reading.traces))
+        self._traced |= reading.traces
         for choice, text in texts.items():
             if self._stream(choice).add(text):
                 self._due.add(choice)
@@ -203,6 +216,8 @@ class ReleaseGate(Generic[Item]):
             held = self.pending[0]
             if held.ends and self.holds and not final:
                 break  # the end of the answer goes out only once the whole answer passed
+            if held.traces and self.holds and not final and not all(map(self._answers, held.traces)):
+                break  # a reasoning trace goes out only once the answer shows something and began to pass
             if all(len(text) <= self._available(c) for c, text in held.texts.items()):
                 for c, text in held.texts.items():
                     self.delivered[c] += len(text)
@@ -219,6 +234,34 @@ class ReleaseGate(Generic[Item]):
                     self.delivered[c] += n
             break
         return out
+
+    def _answers(self, choice: int) -> bool:
+        if choice not in self._answered:
+            stream = self.streams.get(choice)
+            if stream is None or stream.released == 0 or not self.adapter.shows(choice):
+                return False
+            self._answered.add(choice)
+        return True
+
+    def _bare_traces(self) -> None:
+        """At the end of a held stream: a choice that streamed a reasoning trace and an answer that shows nothing
+        has no answer to check, only a trace a client may show (as an unchecked JSON message is, it is
+        unreadable)."""
+        if not self.holds or not self.state.open:
+            return
+        bare = sorted(c for c in self._traced if not self.adapter.shows(c, final=True))
+        if not bare:
+            return
+        exc = UnreadableError(f"choice {bare[0]} of the stream has no answer, only a reasoning trace, which guardrail "
+                              "does not check (raise max_tokens so the model reaches its answer)")
+        self._unreadable_end(exc)
+
+    def _unreadable_end(self, exc: UnreadableError) -> None:
+        if self.policy.on_error == "fail_closed":
+            self._error = self.guard.error_verdict(exc, "", timings=Timings(0.0))
+            self.state = STOPPED
+        elif self._unread is None:  # fail_open: delivered, and the end says it was not checked
+            self._unread = (exc, self.guard.error_verdict(exc, "", timings=Timings(0.0)))
 
     def _marked_item(self, held: _Held[Item]) -> Item:
         if held.ends and self._mark is not None and not self._marked:
@@ -257,6 +300,7 @@ class ReleaseGate(Generic[Item]):
     def end(self) -> tuple[list[Item], Verdict]:
         """The source ended (or the stream stopped): the last items and the answer's verdict."""
         self._flush()
+        self._bare_traces()
         timings = self._timings()
         verdicts = [s.finish(**timings).verdict for s in self._closing()]
         return self._close(verdicts, timings)
@@ -266,6 +310,7 @@ class ReleaseGate(Generic[Item]):
         import asyncio
 
         self._flush()
+        self._bare_traces()
         timings = self._timings()
         ends = await asyncio.gather(*(s.afinish(**timings) for s in self._closing()))
         return self._close([e.verdict for e in ends], timings)

@@ -19,10 +19,22 @@ from guardrail.errors import UnreadableError
 from . import completions, responses
 from . import fields as f
 from .arguments import ArgumentsReader
-from .chat import CHOICE_FIELDS, TOP_FIELDS, _message_pieces, answer_shape, check_token_spelling, choice_text
+from .chat import (
+    CHOICE_FIELDS,
+    REASONING,
+    TOP_FIELDS,
+    _message_pieces,
+    answer_shape,
+    check_token_spelling,
+    choice_text,
+    has_text,
+    shows_nothing,
+)
 from .fields import MAX_CHOICES
 from .sse import DONE, event_bytes
 
+#: how much answer text is read again, chunk by chunk, to learn whether it shows something (see DeltaReader.shows)
+_SHOWN_PREFIX = 4096
 _ERROR_EVENT: dict[str, f.Rule] = {**TOP_FIELDS, "error": responses.error}
 
 
@@ -39,6 +51,9 @@ class Delta:
     keyed: tuple[tuple[Any, str], ...] = ()
     #: full texts repeated by the event, by key (Responses ``*.done``...): :class:`DeltaReader` reads what is new
     snapshots: tuple[tuple[Any, str], ...] = ()
+    #: the event adds reasoning text to this choice (a trace some clients show, not checked: a stream that holds
+    #: its answer holds the trace until the answer shows something, see :class:`~guardrail.stream.release.Reading`)
+    trace: bool = False
 
 
 def shape(payload: dict[str, Any]) -> str:
@@ -66,7 +81,7 @@ def read_deltas(payload: Any, echo: f.Echo = None) -> list[Delta]:
     kind = shape(payload)
     if kind == "responses":
         ev = responses.read_event(payload, echo)
-        return [Delta(0, "".join(t for _, t in ev.pieces), ev.finish, ev.arguments, ev.pieces, ev.snapshots)]
+        return [Delta(0, "".join(t for _, t in ev.pieces), ev.finish, ev.arguments, ev.pieces, ev.snapshots, ev.trace)]
     if kind == "error":
         f.check(payload, "a stream event", _ERROR_EVENT, echo)
         return []
@@ -90,6 +105,8 @@ def read_deltas(payload: Any, echo: f.Echo = None) -> list[Delta]:
         raw: list[tuple[Any, str]] = []
         answer = answer_shape(choice, where)
         shapes.add(answer)
+        message = choice.get(answer) if answer in ("delta", "message") else None
+        trace = isinstance(message, dict) and any(has_text(message.get(k)) for k in REASONING)
         if answer == "delta":
             f.check(choice, where, CHOICE_FIELDS, echo, read=("delta",))
             text, raw = _message_pieces(choice["delta"], f"{where}.delta", streamed=True, echo=echo)
@@ -101,7 +118,7 @@ def read_deltas(payload: Any, echo: f.Echo = None) -> list[Delta]:
         else:
             f.check(choice, where, CHOICE_FIELDS, echo)
             text = ""
-        out.append(Delta(index, text, finish, tuple(raw)))
+        out.append(Delta(index, text, finish, tuple(raw), trace=trace))
     if {"delta", "text"} <= shapes:
         raise UnreadableError("a stream event mixes chat deltas and completion texts (two answer shapes at once)")
     return out
@@ -119,6 +136,8 @@ class DeltaReader:
         self._seen: set[int] = set()  # choices that have had text
         self._so_far: dict[tuple[int, Any], str] = {}  # keyed text (and raw arguments) streamed so far
         self._shapes: set[str] = set()
+        self._shown: set[int] = set()  # choices whose answer text shows something
+        self._answer: dict[int, str] = {}  # the answer text of a choice until it shows something
 
     def read(self, payload: Any) -> list[Delta]:
         deltas = read_deltas(payload, self.echo)
@@ -145,8 +164,21 @@ class DeltaReader:
             joined = "".join(text)
             if joined.strip():
                 self._seen.add(d.index)
-            out.append(Delta(d.index, joined, d.finish) if d.arguments or d.keyed or d.snapshots else d)
+            if d.index not in self._shown and joined:
+                so_far = self._answer[d.index] = self._answer.get(d.index, "") + joined
+                if len(so_far) <= _SHOWN_PREFIX and not shows_nothing(so_far):
+                    self._shown.add(d.index)
+                    del self._answer[d.index]
+            out.append(Delta(d.index, joined, d.finish, trace=d.trace) if d.arguments or d.keyed or d.snapshots else d)
         return out
+
+    def shows(self, index: int, *, final: bool = False) -> bool:
+        """The answer text of choice ``index`` read so far shows a reader something (a letter or a digit, not only
+        blank characters and markup that renders to nothing). Past its first 4,096 characters an answer that showed
+        nothing yet is read again only when ``final`` (at the end of the stream)."""
+        if index not in self._shown and final and index in self._answer and not shows_nothing(self._answer[index]):
+            self._shown.add(index)
+        return index in self._shown
 
     def _text(self, index: int, key: Any, piece: str) -> str:
         """A keyed piece of text; a new key starts on its own line."""

@@ -138,6 +138,12 @@ class EventText:
     arguments: Keyed = ()
     snapshots: Keyed = ()
     finish: str | None = None
+    #: the event carries reasoning text (a trace some clients show; not the answer, not checked)
+    trace: bool = False
+
+
+#: the fields of a ``response.reasoning*`` event that hold its text
+_TRACE_TEXT = ("delta", "text", "part", "summary", "item")
 
 
 def is_event(payload: dict[str, Any]) -> bool:
@@ -170,7 +176,9 @@ def read_event(payload: dict[str, Any], echo: f.Echo = None) -> EventText:
         return EventText(snapshots=((part, part_text(payload.get("part"), f"{where}.part", echo)),))
     if kind in ("response.output_item.added", "response.output_item.done"):
         fields("item")
-        return EventText(snapshots=tuple(item_texts(payload.get("item"), f"{where}.item", oi, echo)))
+        item = payload.get("item")
+        trace = isinstance(item, dict) and item.get("type") == "reasoning" and has_text(item.get("summary"))
+        return EventText(snapshots=tuple(item_texts(item, f"{where}.item", oi, echo)), trace=trace)
     if kind == "response.function_call_arguments.delta":
         fields("delta")
         return EventText(arguments=((("args", oi), value("delta")),))
@@ -196,8 +204,8 @@ def read_event(payload: dict[str, Any], echo: f.Echo = None) -> EventText:
         response = payload.get("response")
         texts = () if response is None else tuple(response_texts(response, f"{where}.response", echo, complete=False))
         return EventText(snapshots=texts, finish=kind if kind in FINISHES else None)
-    if kind.startswith("response.reasoning"):
-        return EventText()  # a reasoning trace is not the answer
+    if kind.startswith("response.reasoning"):  # a reasoning trace is not the answer, but a client may show it
+        return EventText(trace=has_text({k: v for k, v in payload.items() if k in _TRACE_TEXT}))
     if kind == "error":
         f.check(payload, where, {**EVENT_FIELDS, **ERROR_FIELDS}, echo)
         return EventText()
