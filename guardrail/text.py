@@ -374,7 +374,136 @@ def is_refusal(text: str) -> bool:
 def is_claim(text: str) -> bool:
     """False for sentences with no content word beyond pleasantries ("Sure!", "Hope this helps.") and for lead-ins
     that only announce what follows ("Here is the policy:", :func:`is_lead_in`)."""
-    return any(w not in FILLER_WORDS for w in content_words(text)) and not is_lead_in(text)
+    return (any(w not in FILLER_WORDS for w in content_words(text)) and not is_lead_in(text) and not is_label(text)
+            and not is_offer(text))
+
+
+#: a line that is a heading ("### Return policy"), a line in bold ("**Return policy**"), or only a link or a URL
+#: (an item of a list of sources: "- [Return policy](https://...)", "<https://...>")
+_HEADING_LINE = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*", re.S)
+_BOLD_LINE = re.compile(r"[ \t]*(\*\*|__)([^*_]+?)\1[ \t]*:?[ \t]*")
+_LINK_LINE = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:\[([^\[\]]*)\]\(([^()\s]*)\)|<(https?://[^<>\s]+)>|(https?://\S+))"
+                        r"[ \t]*[.,;]?[ \t]*")
+#: a title that is a task, not a claim: "How to return an item"
+_TASK_TITLE = re.compile(r"(?i)(?:how|what|when|where|why|which|who)\s+to\b")
+#: words that make a title a statement or an answer ("Gift cards can be returned", "**Yes.**", "### Ninety days",
+#: "Free lifetime returns", "We refund gift cards"): auxiliaries, modals, copulas, light verbs, reply words,
+#: quantifiers and absolutes, number words, personal pronouns
+_NOT_TITLE = frozenset("""
+    is are was were be been being am can could will would shall should may might must do does did has have had
+    cannot can't won't isn't aren't wasn't weren't doesn't don't didn't hasn't haven't hadn't shouldn't wouldn't
+    couldn't mustn't get gets got getting give gives gave make makes made take takes took include includes allow
+    allows accept accepts require requires returned refunded shipped charged covered
+    yes yeah yep yup no nope nah not never none nothing sure correct incorrect right wrong true false absolutely
+    definitely certainly indeed always only all every any both neither either each free instant instantly
+    guaranteed unlimited lifetime anytime full fully same
+    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
+    eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion dozen
+    half once twice first second third
+    i we you he she they it us them
+    """.split())
+#: the most words a title has (a longer heading may hold a claim and is judged)
+TITLE_MAX_WORDS = 4
+
+
+def label_title(text: str) -> str | None:
+    """The title of a line that is a heading, a line in bold or a link alone (a source in a list), when the title
+    claims nothing: a noun phrase of at most four words (or a task, "How to return an item", at most six) with no
+    digit, no punctuation inside or at its end (a trailing colon aside), no -able/-ible adjective and none of the
+    words that make a statement or an answer (auxiliaries, light verbs, "yes"/"no", quantifiers, number words,
+    pronouns: :data:`_NOT_TITLE`): "### Return policy", "**Refunds**", "- [Refund policy](https://...)". A bare URL
+    is its own title when its path reads as no sentence (at most four words). None for any other line: a heading
+    that could hold a claim ("## Gift cards can be returned", "**Yes.**", "### Gift cards returnable") is judged.
+    A heading or a line in bold is a title only where its words are the question's or the contexts' (see
+    :class:`~guardrail.checks.evaluator.ReaderFaithfulnessCheck`)."""
+    t = text.strip()
+    if not t or "\n" in t:
+        return None
+    m = _HEADING_LINE.fullmatch(t) or _BOLD_LINE.fullmatch(t)
+    title = m.group(m.lastindex or 1) if m else None
+    if title is None:
+        link = _LINK_LINE.fullmatch(t)
+        if link is None:
+            return None
+        if link.group(1) is None:  # a bare URL: a title when its path reads as no sentence
+            url = link.group(3) or link.group(4) or ""
+            path = url.split("://", 1)[-1].partition("/")[2]
+            return url if len(words(re.sub(r"[-_/.+]", " ", path))) <= TITLE_MAX_WORDS else None
+        if "://" not in (link.group(2) or ""):
+            return None  # a link to no page (a footnote, an anchor) is no source
+        title = link.group(1)
+    title = title.strip().strip("*_").strip()
+    core = title[:-1].rstrip() if title.endswith(":") else title
+    if not core or any(ch.isdigit() or ch in ".,;:!?()[]\"“”" for ch in core):
+        return None
+    ws = [w.lower() for w in words(core)]
+    if _NOT_TITLE & set(ws) or any(w.endswith(("n't", "n’t", "able", "ible")) for w in ws):
+        return None
+    if len(ws) <= TITLE_MAX_WORDS or (len(ws) <= LEAD_IN_MAX_WORDS and bool(_TASK_TITLE.match(core))):
+        return title
+    return None
+
+
+def is_label(text: str) -> bool:
+    """A line that is a title and claims nothing (see :func:`label_title`)."""
+    return label_title(text) is not None
+
+
+#: who a closing offer sends the reader to
+_CONTACT = r"(?:me|us|(?:(?:our|the)\s+)?(?:support|customer\s+(?:service|support)|help\s+desk)(?:\s+team)?)"
+#: a closing offer of more help, one clause of it ("Let me know", "Feel free to reach out to our support team", "Is
+#: there anything else I can help you with", "Hope this helps", "I'll be happy to help")
+_OFFER_CLAUSE = re.compile(
+    r"(?i)(?:(?:and|so|also|again|otherwise|of\s+course|please|just)\s+)*(?:"
+    r"let\s+(?:me|us)\s+know"
+    r"|(?:(?:feel\s+free|(?:do\s+not|don't|don’t)\s+hesitate)\s+to\s+)?(?:ask(?:\s+(?:me|us))?|"
+    rf"reach\s+out(?:\s+to\s+{_CONTACT})?|contact\s+{_CONTACT}|get\s+in\s+touch(?:\s+with\s+{_CONTACT})?|"
+    r"let\s+(?:me|us)\s+know|follow\s+up)"
+    r"|is\s+there\s+anything\s+else(?:\s+(?:I|we)\s+can\s+(?:help|assist)(?:\s+you)?(?:\s+with)?)?"
+    r"|(?:can|may|could|shall)\s+(?:I|we)\s+(?:help|assist)(?:\s+you)?(?:\s+with\s+anything\s+else)?"
+    r"|how\s+(?:else\s+)?(?:can|may)\s+(?:I|we)\s+(?:help|assist)(?:\s+you)?"
+    r"|(?:do\s+you\s+have\s+)?any\s+(?:other|more|further|additional)\s+questions"
+    r"|(?:(?:I'm|I’m|I\s+am|we're|we’re|we\s+are|I'd\s+be|I’d\s+be|I\s+would\s+be|I'll\s+be|I’ll\s+be|I\s+will\s+be|"
+    r"we'll\s+be|we’ll\s+be)\s+)?(?:happy|glad)\s+to\s+help(?:\s+further|\s+(?:you\s+)?with\s+anything\s+else)?"
+    r"|(?:I\s+)?hope\s+(?:this|that|it)\s+helps"
+    r")")
+#: a condition on the reader an offer may carry, before or after it ("if you have any other questions about returns",
+#: "if you'd like more details", "if anything is unclear", "if there's anything else I can help with")
+_OFFER_CONDITION = re.compile(
+    r"(?i)(?:if|whenever|should)\s+(?:"
+    r"you\s*(?:have|need|want|would\s+like|'d\s+like|’d\s+like)\s+(?:any\s+|some\s+)?(?:other\s+|more\s+|further\s+|"
+    r"additional\s+)?(?:questions?|help|assistance|details|information|clarification|anything(?:\s+else)?)"
+    r"(?:\s+(?:with|about|on|regarding)\s+[^\W\d]+(?:\s+[^\W\d]+){0,2})?"
+    r"|anything\s+(?:is|seems)\s+unclear"
+    r"|(?:there\s+is|there's|there’s)\s+anything\s+else(?:\s+(?:I|we)\s+can\s+(?:help|assist)(?:\s+you)?(?:\s+with)?)?"
+    r")")
+#: the most words a closing offer has
+OFFER_MAX_WORDS = 24
+
+
+def is_offer(text: str) -> bool:
+    """A closing offer of more help, which claims nothing: clauses (split at commas, semicolons and "and") each of
+    which is an offer's formula, a condition on the reader, or both ("If you have any other questions, feel free to
+    ask!", "Let me know if you'd like more details, and I'll be happy to help."), with no digit. A condition says
+    only what the reader may want (questions, help, details about at most three words), so a clause that could state
+    a fact ("if you need help returning your gift cards", "..., who refund gift cards") is judged."""
+    t = text.strip().strip("*_").strip().rstrip(".!?…").strip()
+    if not t or any(ch.isdigit() for ch in t) or len(words(t)) > OFFER_MAX_WORDS:
+        return False
+    formula = False
+    for clause in re.split(r"\s*[,;]\s*|\s+and\s+", t):
+        clause = clause.strip()
+        if not clause:
+            continue
+        m = _OFFER_CLAUSE.match(clause)
+        rest = clause[m.end():].strip() if m else clause
+        if m and not rest:
+            formula = True
+        elif m and _OFFER_CONDITION.fullmatch(rest):
+            formula = True
+        elif not (m is None and _OFFER_CONDITION.fullmatch(clause)):
+            return False
+    return formula
 
 
 _LEAD_IN = re.compile(r"(?i)^(?:here(?:'s|’s| is| are)|below(?: is| are)?|the following|following|these are|those are|"
@@ -451,9 +580,21 @@ ANSWER_WORDS = frozenset(
 )
 
 
+def answers_anything(text: str) -> bool:
+    """Some sentence of ``text`` is judged: a claim, or a yes/no answer ("Yes, they can."), not only pleasantries,
+    titles, offers of more help or an honest refusal. Beside a reasoning trace, an answer that answers nothing leaves
+    the trace as what the client shows: it is unchecked (see ``guardrail.wire.chat``, ``guardrail.stream.release``)."""
+    for span in split_sentences(text):
+        sentence = span.of(text)
+        if (is_claim(sentence) or is_answer_fragment(sentence)) and not is_refusal(sentence):
+            return True
+    return False
+
+
 def is_answer_fragment(text: str) -> bool:
     """A sentence that is not a claim on its own but answers the question ("Yes, they can.", "No, never.")."""
-    return not is_claim(text) and not is_lead_in(text) and any(w in ANSWER_WORDS for w in words(text))
+    return (not is_claim(text) and not is_lead_in(text) and not is_offer(text) and not is_label(text)
+            and any(w in ANSWER_WORDS for w in words(text)))
 
 
 _LATIN_LETTER = re.compile(r"[A-Za-z\u00C0-\u024F\u1E00-\u1EFF]")

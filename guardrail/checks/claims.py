@@ -273,6 +273,46 @@ def is_elliptical(sentence: str) -> bool:
     return marked or toks[0].lower() in PREPOSITIONS
 
 
+#: what a pronoun ellipsis ("Those too.", "Same for them.") may be made of besides its additive or negative mark
+_PRONOUN_ELLIPSIS = frozenset("those these they them it that this ones one the same for goes applies to".split())
+
+
+def pronoun_ellipsis(sentence: str) -> bool | None:
+    """A sentence that is a pronoun and an additive or negative mark, no more ("Those too.", "They also.", "Same for
+    them.", "Those not."): True when it adds its referent to what was said (a yes), False when it takes it out (a
+    no), None for any other sentence. Alone it names nothing; after a yes/no question it answers it, of the
+    question's subject (:func:`yes_no_statement`)."""
+    core = sentence.strip().rstrip(".!;").strip()
+    if not core or len(core) > 40:
+        return None
+    rest, add_lead = _strip_words(core, _ADDITIVE_LEAD, lead=True)
+    rest, add_tail = _strip_words(rest, _ADDITIVE_TAIL, lead=False)
+    rest, neg_lead = _strip_words(rest, _NEGATIVE_LEAD, lead=True)
+    rest, neg_tail = _strip_words(rest, _NEGATIVE_TAIL, lead=False)
+    toks = [t.lower() for t in tokenize(rest) if any(c.isalnum() for c in t)]
+    marked = add_lead or add_tail or neg_lead or neg_tail or "same" in toks
+    if not marked or not toks or not set(toks) <= _PRONOUN_ELLIPSIS or not set(toks) - {"the", "for", "to", "goes",
+                                                                                        "applies"}:
+        return None
+    return not (neg_lead or neg_tail)
+
+
+_ECHO_LEAD = re.compile(r"(?i)^(?:(?:and|but|so|now)\s*,?\s+)?(?:(?:what|how)\s+about|as\s+for|regarding)\s+")
+
+
+def echoed_subject(sentence: str) -> str | None:
+    """The noun phrase a short question names ("Gift cards?", "What about express shipping?" -> "express
+    shipping"), the referent of a pronoun ellipsis after it; None for any other sentence."""
+    t = sentence.strip()
+    if not t.endswith("?"):
+        return None
+    core = _ECHO_LEAD.sub("", t.rstrip("?").strip()).strip(" ,")
+    toks = [x for x in tokenize(core) if any(c.isalnum() for c in x)]
+    if not 0 < len(toks) <= 5 or any(x.lower() in AUX or x.lower() in NEG_AUX for x in toks):
+        return None
+    return core
+
+
 def resolve_ellipsis(prior: str, fragment: str) -> str | None:
     """The statement an elliptical sentence makes after ``prior``, or None when its shape is not read:
 

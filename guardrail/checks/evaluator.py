@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import re
 import functools
 import threading
 import time
@@ -30,6 +31,7 @@ from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.embedding import EmbeddingScorer
 from guardrail.scorers.nli import NLIScorer
 from guardrail.scorers.pool import check_priority
+from guardrail.text import content_stems, label_title, words
 
 CheckName = Literal["faithfulness", "retrieval_relevance", "response_relevance"]
 CHECKS: tuple[CheckName, ...] = ("faithfulness", "retrieval_relevance", "response_relevance")
@@ -157,6 +159,44 @@ def _in_source(result: FaithfulnessResult, response: Rendered, contexts: tuple[R
     return dataclasses.replace(result, sentences=tuple(sentences))
 
 
+def _titles(response: Rendered, question: Rendered, contexts: Sequence[Rendered]) -> Callable[[int, int], bool]:
+    """Which spans of the rendered answer are whole lines of the answer as sent that are titles claiming nothing
+    (:func:`~guardrail.text.label_title`: a heading, a line in bold, a source's link); the marks that make one are
+    gone once rendered, so the lines are read as sent. A heading or a line in bold is a title only where all its
+    words are the question's or the contexts' ("### Return policy" for "What is the return policy?"): a title of
+    its own words may say what the answer claims ("### Lifetime warranty")."""
+    source = response.source
+    vocabulary: set[str] = set()
+
+    def known(title: str) -> bool:
+        if not vocabulary:
+            vocabulary.update(content_stems(question.text))
+            for c in contexts:
+                vocabulary.update(content_stems(c.text))
+            vocabulary.add("")
+        return set(content_stems(title)) <= vocabulary
+
+    def is_title(start: int, end: int) -> bool:
+        if not any(ch in source for ch in "#*_[<:"):
+            return False
+        s, e = response.to_source(start, end)
+        a = source.rfind("\n", 0, s) + 1
+        b = source.find("\n", e)
+        lines = [line for line in source[a : len(source) if b == -1 else b].split("\n") if line.strip()]
+        titles = [label_title(line) for line in lines]
+        if not titles or None in titles:
+            return False
+        if not all(_SOURCE_LINE.match(line) or known(t or "") for line, t in zip(lines, titles)):
+            return False
+        return words(" ".join(t for t in titles if t)) == words(response.text[start:end])
+
+    return is_title
+
+
+#: a line that is a source (a link or a URL, in a list or not): its title need not be the question's or the contexts'
+_SOURCE_LINE = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:\[|<?https?://)")
+
+
 class ReaderFaithfulnessCheck(FaithfulnessCheck):
     """:class:`FaithfulnessCheck` on the texts as a reader sees them (see :class:`Reader`); the evidence points into
     the texts as sent. Every caller of ``run`` (the guard, the stream checker, the CLI) scores rendered text."""
@@ -165,11 +205,14 @@ class ReaderFaithfulnessCheck(FaithfulnessCheck):
         super().__init__(nli, config)
         self.reader = reader or Reader()
 
-    def run(self, question: str, contexts: Sequence[str], response: str, *, preceding: str = "") -> FaithfulnessResult:
+    def run(self, question: str, contexts: Sequence[str], response: str, *, preceding: str = "",
+            titles: Callable[[int, int], bool] | None = None) -> FaithfulnessResult:
+        """``titles`` (spans of the rendered answer) defaults to the lines of the answer as sent that are titles."""
         check_sizes(question, contexts, response, self.config)
         rq, rc, rr = self.reader.question(question), self.reader.contexts(contexts), self.reader.text(response)
         before = self.reader.text(preceding).text if preceding else ""
-        result = super().run(rq.text, [c.text for c in rc], rr.text, preceding=before)
+        result = super().run(rq.text, [c.text for c in rc], rr.text, preceding=before,
+                             titles=titles or _titles(rr, rq, rc))
         return _in_source(result, rr, rc)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,12 +31,15 @@ from guardrail.checks.calibration import Calibrator
 from guardrail.checks.claims import (
     AnswerClaim,
     answer_claim,
+    echoed_subject,
     is_elliptical,
     makes_claim,
     polarity,
+    pronoun_ellipsis,
     resolve_ellipsis,
     split_claims,
     yes_no_answer,
+    yes_no_statement,
 )
 from guardrail.checks.evidence import ContextRef as ContextRef
 from guardrail.checks.evidence import (
@@ -209,7 +212,8 @@ class FaithfulnessCheck:
             return self.config.threshold
         return float(self.nli.metadata.get("threshold", 0.5))
 
-    def _items(self, question: str, response: str, hyp_budget: int, preceding: str = "") -> list[ResponseItem]:
+    def _items(self, question: str, response: str, hyp_budget: int, preceding: str = "",
+               titles: Callable[[int, int], bool] | None = None) -> list[ResponseItem]:
         cfg = self.config
         tok = self.nli.tokenizer
         spans = split_sentences(response)
@@ -235,6 +239,28 @@ class FaithfulnessCheck:
             if is_refusal(text):  # "I could not find that in the documents.": an honest refusal claims nothing
                 items.append(ResponseItem(span, text, text, False, False))
                 continue
+            if titles is not None and titles(span.start, span.end):  # "### Return policy", a source's link
+                items.append(ResponseItem(span, text, text, False, False))
+                previous = prior
+                continue
+            pronoun = pronoun_ellipsis(text)
+            if pronoun is not None:
+                # "Those too." claims what was said before of what the pronoun points at: the subject a short
+                # question just named ("Items can be returned within 30 days. Gift cards? Those too." -> "Gift cards
+                # can be returned within 30 days."), else the subject of the user's yes/no question
+                named = echoed_subject(prior) if prior else None
+                said = next((it.hypothesis for it in reversed(items) if it.check and (it.claim or it.hypothesis == it.text)
+                             and not it.text.rstrip().endswith("?")), None)
+                stated = None
+                if named is not None:
+                    for base in (said, yes_no_statement(q, True) if q else None):
+                        if base is not None and stated is None:
+                            stated = resolve_ellipsis(base, f"{named} too." if pronoun else f"Not {named}.")
+                elif q:
+                    stated = yes_no_statement(q, pronoun)
+                if stated is not None and tok.count(stated) <= hyp_budget:
+                    items.append(ResponseItem(span, text, stated, True, True, claim=True))
+                    continue
             if prior and is_elliptical(text) and makes_claim(prior) and not is_elliptical(prior):
                 # "Items can be returned within 30 days. Gift cards too.": the ellipsis claims what the sentence before
                 # it claims, of gift cards ("Gift cards can be returned within 30 days."); a shape not rebuilt is
@@ -287,16 +313,19 @@ class FaithfulnessCheck:
             self.config = dataclasses.replace(self.config, sentences=self.sentences)
         return self.config
 
-    def run(self, question: str, contexts: Sequence[str], response: str, *, preceding: str = "") -> FaithfulnessResult:
+    def run(self, question: str, contexts: Sequence[str], response: str, *, preceding: str = "",
+            titles: Callable[[int, int], bool] | None = None) -> FaithfulnessResult:
         """Check ``response`` (``preceding``: the answer's text before it, when it is a part of a streamed answer: a
-        sentence with no verb of its own, "Gift cards too.", is read after the sentence before it)."""
+        sentence with no verb of its own, "Gift cards too.", is read after the sentence before it; ``titles``: which
+        spans of ``response`` are titles that claim nothing in the text as sent, a heading or a source's link, see
+        :class:`~guardrail.checks.evaluator.ReaderFaithfulnessCheck`)."""
         cfg = self._config()
         _validate(question, contexts, response, cfg)
         tok = self.nli.tokenizer
         max_len = self.nli.max_length
         special = tok.special_tokens(pair=True)
         hyp_budget = max(8, (max_len - special) // 2)
-        items = self._items(question, response, hyp_budget, preceding)
+        items = self._items(question, response, hyp_budget, preceding, titles)
         checked = [it for it in items if it.check]
         hyp_tokens = tok.count_many([it.hypothesis for it in checked]) if checked else [0]
         # a few tokens of slack: joined sentences can tokenize slightly longer than their parts

@@ -32,6 +32,7 @@ import numpy as np
 from guardrail.errors import ConfigurationError, InputError, RemoteScorerError
 from guardrail.remote.protocol import EMBEDDING, NLI, ProtocolError, infer_request, read_output, tokenizer_sha256
 from guardrail.scorers.backends import Backend
+from guardrail.scorers.cache import pair_key
 from guardrail.scorers.embedding import EmbeddingScorer
 from guardrail.scorers.hub import resolve_model_dir
 from guardrail.scorers.nli import LabelMap, NLIScorer, default_nli_model
@@ -253,8 +254,9 @@ class RemoteNLIScorer(NLIScorer):
         labels = self._load()[3]
         probs = np.empty((len(premises), labels.num_labels), dtype=np.float32)
         todo: list[int] = []
-        for i, key in enumerate(zip(premises, hypotheses)):
-            hit = self.cache.get(key)
+        keys = [pair_key(p, h) for p, h in zip(premises, hypotheses)] if self.cache.size else []
+        for i, key in enumerate(keys or [None] * len(premises)):
+            hit = self.cache.get(key) if key is not None else None
             if hit is None:
                 todo.append(i)
             else:
@@ -265,7 +267,8 @@ class RemoteNLIScorer(NLIScorer):
                                            labels.num_labels)
         for i, row in zip(todo, values):
             probs[i] = row
-            self.cache.put((premises[i], hypotheses[i]), row.copy())
+            if keys:
+                self.cache.put(keys[i], row.copy())
         return probs, tokens
 
     def close(self) -> None:
@@ -284,6 +287,8 @@ class RemoteEmbeddingScorer(EmbeddingScorer):
     """An :class:`EmbeddingScorer` whose forward passes run on the OIP v2 server at ``url`` (model ``embedding``).
 
     ``model`` is the local directory of the same model, for its tokenizer (default: the shipped all-MiniLM-L6-v2).
+    Vectors are cached here for the 1,024 most recent texts (an in-process scorer keeps 8,192): a vector holds 1.5 kB,
+    and the scorer pool keeps its own cache for every gateway, so a miss here costs one hop, not a forward pass.
     """
 
     def __init__(
@@ -295,7 +300,7 @@ class RemoteEmbeddingScorer(EmbeddingScorer):
         retries: int = 2,
         client: OIPClient | None = None,
         observer: ScorerObserver | None = None,
-        cache_size: int = 8192,
+        cache_size: int = 1024,
         name: str = EMBEDDING,
     ) -> None:
         super().__init__(model, cache_size=cache_size)

@@ -12,6 +12,20 @@ _DELIM_CELL = re.compile(r"\s*:?-+:?\s*")
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+|$)")
 _CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")
 _QUOTE = re.compile(r"(?:[ \t]{0,3}>[ \t]?)+")
+#: what holds a table's line in containers: block-quote marks and list items' markers in any order and nesting, with
+#: their indentation (a table may sit in a quote or a list item: "> | Item | Window |", "- > | Item | Window |",
+#: "- | Item | Window |" with its rows indented under it)
+_CONTAINER = re.compile(r"(?:[ \t]*(?:>[ \t]?|(?:[-*+]|\d{1,9}[.)])[ \t]+(?=[ \t]*[>|])))*[ \t]*")
+
+
+def _inner(text: str, s: int, e: int) -> int:
+    """Where a line's content starts inside its containers (block quotes, a list item's marker)."""
+    m = _CONTAINER.match(text, s, e)
+    return m.end() if m else s
+
+
+def _table_line(text: str, s: int, e: int) -> bool:
+    return "|" in text[s:e] and bool(text[_inner(text, s, e) : e].strip())
 #: an ordered list item's marker (CommonMark: up to nine digits, then "." or ")" and a space)
 _ORDERED = re.compile(r"[ \t]{0,3}\d{1,9}[.)][ \t]+")
 #: a numeric citation marker: [1], [1, 2], [1-3]; not a link's text or a reference definition
@@ -149,15 +163,15 @@ def table_regions(text: str) -> list[tuple[int, int | None]]:
         if "|" not in text[s:e]:
             i += 1
             continue
-        if i + 1 >= len(lines) or (not lines[i + 1][2] and not text[lines[i + 1][0] : lines[i + 1][1]].strip("|-: \t")):
+        if i + 1 >= len(lines) or (not lines[i + 1][2] and not text[lines[i + 1][0] : lines[i + 1][1]].strip("|-: \t>")):
             out.append((s, None))  # a header line whose delimiter row may still come
             break
         ns, ne, _ = lines[i + 1]
-        if not _is_delimiter_row(text[ns:ne]):
+        if not _is_delimiter_row(text[_inner(text, ns, ne) : ne]):
             i += 1
             continue
         j = i + 2
-        while j < len(lines) and "|" in text[lines[j][0] : lines[j][1]] and text[lines[j][0] : lines[j][1]].strip():
+        while j < len(lines) and _table_line(text, lines[j][0], lines[j][1]):
             j += 1
         if j >= len(lines) or (j == len(lines) - 1 and not lines[j][2] and not text[lines[j][0] : lines[j][1]].strip()):
             out.append((s, None))  # the table runs to the end of the text: more rows may come
@@ -186,14 +200,16 @@ def markdown_blocks(text: str) -> tuple[str, PassMap | None]:
             s, e = lines[i]
             line = text[s:e]
             nxt = lines[i + 1] if i + 1 < len(lines) else None
-            if "|" in line and nxt is not None and _is_delimiter_row(text[nxt[0] : nxt[1]]):
-                headers_spans = _cells(text, s, e)
-                if len(headers_spans) == len(_cells(text, nxt[0], nxt[1])):
+            inner = _inner(text, s, e)
+            nxt_inner = _inner(text, *nxt) if nxt is not None else 0
+            if "|" in line and nxt is not None and _is_delimiter_row(text[nxt_inner : nxt[1]]):
+                headers_spans = _cells(text, inner, e)
+                if len(headers_spans) == len(_cells(text, nxt_inner, nxt[1])):
                     headers = [text[hs:he] for hs, he in headers_spans]  # rendered with the rest later
                     rows = []
                     j = i + 2
-                    while j < len(lines) and "|" in text[lines[j][0] : lines[j][1]] and text[lines[j][0] : lines[j][1]].strip():
-                        rows.append(lines[j])
+                    while j < len(lines) and _table_line(text, *lines[j]):
+                        rows.append((_inner(text, *lines[j]), lines[j][1]))
                         j += 1
                     # header cells no statement reads (the first column's, a header over cells that say what they
                     # are, a table without rows): every reader shows them, so they are read once, before the rows

@@ -7,12 +7,24 @@ chunks again and again, and a stream re-reads the same question and contexts for
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
+
+
+def pair_key(premise: str, hypothesis: str) -> bytes:
+    """The cache key of a text pair: a 128-bit BLAKE2b digest of both texts, not the texts (a 300-character premise
+    kept as a key held ~800 bytes per entry; a digest holds 49: 8,192 NLI entries take 2 MB instead of 7 MB). Two
+    pairs share a key with probability about 2^-128 per pair of entries."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(premise.encode("utf-8", "surrogatepass"))
+    h.update(b"\x00\xff")  # no UTF-8 text holds 0xff: the boundary between the two texts is unambiguous
+    h.update(hypothesis.encode("utf-8", "surrogatepass"))
+    return h.digest()
 
 
 class LRUCache(Generic[V]):

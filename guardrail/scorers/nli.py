@@ -14,7 +14,7 @@ import numpy as np
 from guardrail.errors import ConfigurationError, InputError, ModelLoadError
 from guardrail.scorers.backends import BACKENDS, Backend
 from guardrail.scorers.batching import scorer_backend
-from guardrail.scorers.cache import LRUCache
+from guardrail.scorers.cache import LRUCache, pair_key
 from guardrail.scorers.hub import resolve_model_dir
 from guardrail.scorers.pool import ForwardPool
 from guardrail.scorers.tokenizer import Tokenizer, length_batches
@@ -214,8 +214,9 @@ class NLIScorer:
         _, tokenizer, backend, labels, max_length, _ = self._load()
         probs = np.empty((n, labels.num_labels), dtype=np.float32)
         todo: list[int] = []
-        for i, key in enumerate(zip(premises, hypotheses)):
-            hit = self.cache.get(key)
+        keys = [pair_key(p, h) for p, h in zip(premises, hypotheses)] if self.cache.size else []
+        for i, key in enumerate(keys or [None] * len(premises)):
+            hit = self.cache.get(key) if key is not None else None
             if hit is None:
                 todo.append(i)
             else:
@@ -243,7 +244,8 @@ class NLIScorer:
             for j, row in zip(idx, rows):
                 i = todo[int(j)]
                 probs[i] = row
-                self.cache.put((premises[i], hypotheses[i]), row.copy())
+                if keys:
+                    self.cache.put(keys[i], row.copy())
         return probs, int(lengths.sum())
 
     @staticmethod

@@ -32,7 +32,7 @@ import numpy as np
 from guardrail.checks.evaluator import CheckTimings, Evaluation, Evaluator
 from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
 from guardrail.checks.relevance import RetrievalRelevance
-from guardrail.checks.claims import is_elliptical, makes_claim, yes_no_only
+from guardrail.checks.claims import is_elliptical, makes_claim, pronoun_ellipsis, yes_no_only
 from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_fails, streams_hold_to_end
 from guardrail.errors import OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
@@ -149,6 +149,11 @@ class StreamGuard:
         return self._parts[0] if self._parts else ""
 
     # ----------------------------------------------------------------- feeding
+    @property
+    def judged(self) -> bool:
+        """Some sentence of the answer was judged (a claim or a yes/no answer, not only pleasantries)."""
+        return any(e.score is not None for e in self._tally.evidence)
+
     def feed(self, chunk: str) -> str:
         """Add generated text; return the text that may be delivered now ("" while held back)."""
         if not self.state.open or not chunk:
@@ -299,9 +304,10 @@ class StreamGuard:
                 return self._retrieval_passes()
             t0 = time.perf_counter()
             evaluator.validate(self.question, self.contexts, sentence)
-            # a verbless sentence ("Gift cards too.") is read after the sentence before it: the answer before it goes too
+            # a verbless sentence ("Gift cards too.", "Those too.") is read after the sentence before it: the answer
+            # before it goes too
             run = functools.partial(check.run, preceding=self.text[max(0, offset - 2000) : offset]) \
-                if offset and is_elliptical(sentence) else check.run
+                if offset and (is_elliptical(sentence) or pronoun_ellipsis(sentence) is not None) else check.run
             result: FaithfulnessResult = self._score(run, self.question, self.contexts, sentence)
             tally.faithfulness_s += time.perf_counter() - t0
         except Exception as exc:  # noqa: BLE001 - logged, counted and applied per on_error at the end

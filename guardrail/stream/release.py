@@ -27,6 +27,7 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 from guardrail.errors import UnreadableError
 from guardrail.stream.check import StreamGuard
 from guardrail.stream.state import ReleaseState
+from guardrail.text import answers_anything
 from guardrail.verdict import Timings, Verdict, worst
 
 __all__ = ["AsyncGatedStream", "ChunkAdapter", "GatedStream", "Reading", "ReleaseGate", "ReleaseState"]
@@ -238,18 +239,19 @@ class ReleaseGate(Generic[Item]):
     def _answers(self, choice: int) -> bool:
         if choice not in self._answered:
             stream = self.streams.get(choice)
-            if stream is None or stream.released == 0 or not self.adapter.shows(choice):
+            if stream is None or stream.released == 0 or not stream.judged or not self.adapter.shows(choice):
                 return False
             self._answered.add(choice)
         return True
 
     def _bare_traces(self) -> None:
-        """At the end of a held stream: a choice that streamed a reasoning trace and an answer that shows nothing
-        has no answer to check, only a trace a client may show (as an unchecked JSON message is, it is
-        unreadable)."""
+        """At the end of a held stream: a choice that streamed a reasoning trace and an answer that shows nothing or
+        answers nothing ("Hope this helps!") has no answer to check, only a trace a client may show (as an unchecked
+        JSON message is, it is unreadable)."""
         if not self.holds or not self.state.open:
             return
-        bare = sorted(c for c in self._traced if not self.adapter.shows(c, final=True))
+        bare = sorted(c for c in self._traced if not self.adapter.shows(c, final=True)
+                      or not answers_anything(self.streams[c].text if c in self.streams else ""))
         if not bare:
             return
         exc = UnreadableError(f"choice {bare[0]} of the stream has no answer, only a reasoning trace, which guardrail "

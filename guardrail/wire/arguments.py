@@ -43,6 +43,12 @@ maximum minimum per timeout retries retry temperature seed verbose debug dry for
 enabled disable disabled use allow stream async sort order asc desc lang language locale unit units format mode version
 lat lng lon latitude longitude zoom radius threshold depth width height token tokens
 """.split())
+#: who or what a call is about: a key made of these words only (``customer_name``, ``search_query``,
+#: ``user_email``) is a parameter (its value comes from the user's request); with any other word it names a fact
+#: (``support_phone``, ``return_carrier_name``) and is judged
+IDENTITY_WORDS = frozenset("name names email phone username query search keyword keywords sku".split())
+IDENTITY_OWNERS = frozenset("customer user client account person contact recipient sender first last full display "
+                            "product item search".split())
 #: head words (a key's last word) of keys whose value is the answer itself: under them every value is judged
 STATEMENT_WORDS = frozenset("""
 answer answers response responses reply text content message messages summary statement statements claim claims fact
@@ -166,6 +172,8 @@ class ArgumentsReader:
         if any(_humanize(k).rpartition(" ")[2] in STATEMENT_WORDS for k in keys):
             return False  # under the answer itself (``{"answer": {"days": 90}}``): every value is read
         words = _humanize(keys[-1]).split()
+        if words and words[-1] in IDENTITY_WORDS and all(w in IDENTITY_OWNERS or w in IDENTITY_WORDS for w in words):
+            return True
         return len(words) <= 1 or any(w in CONTROL_WORDS for w in words)
 
     def _put(self, text: str, out: list[str]) -> None:

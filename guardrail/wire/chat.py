@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from guardrail.errors import UnreadableError
+from guardrail.text import answers_anything
 
 from . import fields as f
 from .arguments import arguments_text
@@ -141,11 +142,12 @@ def _message_pieces(msg: Any, where: str, *, streamed: bool, echo: f.Echo = None
     if streamed:
         return "".join(pieces), raw
     text = _join(pieces)
-    if shows_nothing(text):
-        trace = next((k for k in REASONING if has_text(msg.get(k))), None)
-        if trace is not None:  # a client that shows the trace shows it as the answer: nothing checked it
-            raise UnreadableError(f"{where} has no answer, only a reasoning trace ({trace}), which guardrail does not "
-                                  "check (raise max_tokens so the model reaches its answer)")
+    trace = next((k for k in REASONING if has_text(msg.get(k))), None)
+    if trace is not None and (shows_nothing(text) or not answers_anything(text)):
+        # a client that shows the trace shows it as the answer ("Hope this helps!" beside it answers nothing): nothing
+        # checked it
+        raise UnreadableError(f"{where} has no answer, only a reasoning trace ({trace}), which guardrail does not "
+                              "check (raise max_tokens so the model reaches its answer)")
     return text, raw
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from guardrail.errors import UnreadableError
+from guardrail.text import answers_anything
 
 from . import fields as f
 from .arguments import arguments_text
@@ -107,9 +108,9 @@ def response_texts(body: Any, where: str, echo: f.Echo = None, *, complete: bool
     extra = f.text(body.get("output_text"), f"{where}.output_text")
     if extra and extra != _sdk_output_text(output):
         out.append((("output_text",), extra))
-    if complete and all(shows_nothing(text) for _, text in out) and any(
-            isinstance(item, dict) and item.get("type") == "reasoning" and has_text(item.get("summary"))
-            for item in output):
+    if complete and any(isinstance(item, dict) and item.get("type") == "reasoning" and has_text(item.get("summary"))
+                        for item in output) and (all(shows_nothing(text) for _, text in out)
+                                                 or not answers_anything("\n".join(text for _, text in out))):
         # a client that shows the reasoning summary shows it as the answer: nothing checked it
         raise UnreadableError(f"{where} has no answer, only a reasoning summary, which guardrail does not check")
     return out
