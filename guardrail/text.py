@@ -404,6 +404,9 @@ _NOT_TITLE = frozenset("""
     """.split())
 #: the most words a title has (a longer heading may hold a claim and is judged)
 TITLE_MAX_WORDS = 4
+#: a title's number in a sequence ("Step 1: ", "Option B - ", "2. "): the sequence's, not a number the title states
+_ENUMERATOR = re.compile(r"(?i)^(?:(?:step|option|part|section|phase|method|tip|stage)\s+[0-9A-Za-z]{1,3}\s*[:.)\-–—]\s*"
+                         r"|\d{1,2}[.)]\s+)")
 
 
 def label_title(text: str) -> str | None:
@@ -433,7 +436,8 @@ def label_title(text: str) -> str | None:
             return None  # a link to no page (a footnote, an anchor) is no source
         title = link.group(1)
     title = title.strip().strip("*_").strip()
-    core = title[:-1].rstrip() if title.endswith(":") else title
+    core = strip_enumerator(title)
+    core = core[:-1].rstrip() if core.endswith(":") else core
     if not core or any(ch.isdigit() or ch in ".,;:!?()[]\"“”" for ch in core):
         return None
     ws = [w.lower() for w in words(core)]
@@ -442,6 +446,11 @@ def label_title(text: str) -> str | None:
     if len(ws) <= TITLE_MAX_WORDS or (len(ws) <= LEAD_IN_MAX_WORDS and bool(_TASK_TITLE.match(core))):
         return title
     return None
+
+
+def strip_enumerator(title: str) -> str:
+    """A title without its number in a sequence ("Step 1: Return policy" -> "Return policy")."""
+    return _ENUMERATOR.sub("", title)
 
 
 def is_label(text: str) -> bool:

@@ -290,3 +290,13 @@ def test_a_trace_beside_an_answer_that_answers_nothing_is_not_delivered(gw: tupl
     body = {"model": "m", "input": "Can gift cards be returned?", "contexts": CTX, "stream": True}
     r = httpx.post(url + "/v1/responses", json={**body, "script": script(responses_traced_stream(answer))}, timeout=60)
     assert "90" not in delivered(r) and "response.incomplete" in r.text, r.text
+
+
+@pytest.mark.parametrize("heading", ["### Step 1: Return policy", "## 2. Refunds", "### Option A - Returns"])
+def test_a_numbered_title_claims_nothing(gw: tuple[str, Telemetry], heading: str) -> None:
+    url, _ = gw
+    answer = heading + "\n\n" + GOOD
+    sid = script(json_answer(answer))
+    assert_delivered(send(url, sid, question=POLICY_Q), sid)
+    bad = heading.rsplit(" ", 1)[0] + " Returns in 90 days\n\n" + GOOD
+    assert_blocked(send(url, script(json_answer(bad)), question=POLICY_Q))

@@ -241,3 +241,25 @@ def test_embedder_token_count_is_exact_under_concurrency(monkeypatch: pytest.Mon
     for th in threads:
         th.join()
     assert emb.tokens_run == expected
+
+
+def test_row_cache_takes_its_memory_once_and_hands_out_copies() -> None:
+    from guardrail.scorers.cache import RowCache, pair_key, text_key
+
+    cache = RowCache(3)
+    assert cache.get(text_key("a")) is None
+    rows = {t: np.full(4, float(i), dtype=np.float32) for i, t in enumerate("abcd")}
+    for t in "abc":
+        cache.put(text_key(t), rows[t])
+    slab = cache._rows
+    assert slab is not None and slab.shape == (3, 4)
+    got = cache.get(text_key("a"))  # "a" is now the most recent: "b" goes next
+    assert got is not None and np.array_equal(got, rows["a"])
+    got[:] = 99.0  # a copy: the cache is untouched
+    assert np.array_equal(cache.get(text_key("a")), rows["a"])  # type: ignore[arg-type]
+    cache.put(text_key("d"), rows["d"])
+    assert cache.get(text_key("b")) is None and np.array_equal(cache.get(text_key("d")), rows["d"])  # type: ignore[arg-type]
+    assert cache._rows is slab and len(cache) == 3  # the same array: full, it does not grow
+    cache.put(text_key("e"), np.zeros(5, dtype=np.float32))  # another width: not cached
+    assert cache.get(text_key("e")) is None
+    assert pair_key("ab", "c") != pair_key("a", "bc") and pair_key("a", "b") == pair_key("a", "b")

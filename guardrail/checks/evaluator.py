@@ -31,7 +31,7 @@ from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.embedding import EmbeddingScorer
 from guardrail.scorers.nli import NLIScorer
 from guardrail.scorers.pool import check_priority
-from guardrail.text import content_stems, label_title, words
+from guardrail.text import content_stems, label_title, strip_enumerator, words
 
 CheckName = Literal["faithfulness", "retrieval_relevance", "response_relevance"]
 CHECKS: tuple[CheckName, ...] = ("faithfulness", "retrieval_relevance", "response_relevance")
@@ -174,7 +174,7 @@ def _titles(response: Rendered, question: Rendered, contexts: Sequence[Rendered]
             for c in contexts:
                 vocabulary.update(content_stems(c.text))
             vocabulary.add("")
-        return set(content_stems(title)) <= vocabulary
+        return set(content_stems(strip_enumerator(title))) <= vocabulary
 
     def is_title(start: int, end: int) -> bool:
         if not any(ch in source for ch in "#*_[<:"):
@@ -188,7 +188,8 @@ def _titles(response: Rendered, question: Rendered, contexts: Sequence[Rendered]
             return False
         if not all(_SOURCE_LINE.match(line) or known(t or "") for line, t in zip(lines, titles)):
             return False
-        return words(" ".join(t for t in titles if t)) == words(response.text[start:end])
+        said = [words(strip_enumerator(t)) for t in titles if t]
+        return [w for ws in said for w in ws] == words(strip_enumerator(response.text[start:end].strip()))
 
     return is_title
 

@@ -32,7 +32,7 @@ import numpy as np
 from guardrail.errors import ConfigurationError, InputError, RemoteScorerError
 from guardrail.remote.protocol import EMBEDDING, NLI, ProtocolError, infer_request, read_output, tokenizer_sha256
 from guardrail.scorers.backends import Backend
-from guardrail.scorers.cache import pair_key
+from guardrail.scorers.cache import pair_key, text_key
 from guardrail.scorers.embedding import EmbeddingScorer
 from guardrail.scorers.hub import resolve_model_dir
 from guardrail.scorers.nli import LabelMap, NLIScorer, default_nli_model
@@ -268,7 +268,7 @@ class RemoteNLIScorer(NLIScorer):
         for i, row in zip(todo, values):
             probs[i] = row
             if keys:
-                self.cache.put(keys[i], row.copy())
+                self.cache.put(keys[i], row)
         return probs, tokens
 
     def close(self) -> None:
@@ -287,8 +287,8 @@ class RemoteEmbeddingScorer(EmbeddingScorer):
     """An :class:`EmbeddingScorer` whose forward passes run on the OIP v2 server at ``url`` (model ``embedding``).
 
     ``model`` is the local directory of the same model, for its tokenizer (default: the shipped all-MiniLM-L6-v2).
-    Vectors are cached here for the 1,024 most recent texts (an in-process scorer keeps 8,192): a vector holds 1.5 kB,
-    and the scorer pool keeps its own cache for every gateway, so a miss here costs one hop, not a forward pass.
+    Vectors are cached here for the 1,024 most recent texts (an in-process scorer keeps 8,192): the scorer pool keeps
+    its own cache for every gateway, so a miss here costs one hop, not a forward pass.
     """
 
     def __init__(
@@ -338,7 +338,8 @@ class RemoteEmbeddingScorer(EmbeddingScorer):
         self._load()
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        cached = [self.cache.get(t) for t in texts]
+        keys = [text_key(t) for t in texts] if self.cache.size else []
+        cached = [self.cache.get(k) for k in keys] if keys else [None] * len(texts)
         todo = [i for i, v in enumerate(cached) if v is None]
         if not todo:
             return np.stack(cached)  # type: ignore[arg-type]
@@ -346,7 +347,8 @@ class RemoteEmbeddingScorer(EmbeddingScorer):
         out = np.empty((len(texts), fresh.shape[1]), dtype=np.float32)
         for j, i in enumerate(todo):
             out[i] = fresh[j]
-            self.cache.put(texts[i], fresh[j].copy())
+            if keys:
+                self.cache.put(keys[i], fresh[j])
         for i, v in enumerate(cached):
             if v is not None:
                 if v.shape[0] != out.shape[1]:

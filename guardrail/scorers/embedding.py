@@ -12,7 +12,7 @@ import numpy as np
 from guardrail.errors import ConfigurationError
 from guardrail.scorers.backends import BACKENDS, Backend
 from guardrail.scorers.batching import scorer_backend
-from guardrail.scorers.cache import LRUCache
+from guardrail.scorers.cache import RowCache, text_key
 from guardrail.scorers.hub import resolve_model_dir
 from guardrail.scorers.pool import ForwardPool
 from guardrail.scorers.tokenizer import Tokenizer, length_batches
@@ -66,7 +66,7 @@ class EmbeddingScorer:
         #: merge concurrent calls into shared forward passes (one runner thread; see guardrail.scorers.batching)
         self.micro_batch = micro_batch
         #: vectors of recent texts (chunks come back request after request; exact with batch_size=1 only)
-        self.cache: LRUCache[np.ndarray] = LRUCache(cache_size if batch_size == 1 else 0)
+        self.cache = RowCache(cache_size if batch_size == 1 else 0)
         #: model tokens run so far (cache hits cost none), for cost reporting
         self.tokens_run = 0
         self._count_lock = threading.Lock()
@@ -111,7 +111,8 @@ class EmbeddingScorer:
         tokenizer, backend, max_length = self._load()
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        cached = [self.cache.get(t) for t in texts]
+        keys = [text_key(t) for t in texts] if self.cache.size else []
+        cached = [self.cache.get(k) for k in keys] if keys else [None] * len(texts)
         todo = [i for i, v in enumerate(cached) if v is None]
         if not todo:
             return np.stack(cached)  # type: ignore[arg-type]
@@ -119,7 +120,8 @@ class EmbeddingScorer:
         out = np.empty((len(texts), fresh.shape[1]), dtype=np.float32)
         for j, i in enumerate(todo):
             out[i] = fresh[j]
-            self.cache.put(texts[i], fresh[j].copy())
+            if keys:
+                self.cache.put(keys[i], fresh[j])
         for i, v in enumerate(cached):
             if v is not None:
                 out[i] = v

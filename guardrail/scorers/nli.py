@@ -14,7 +14,7 @@ import numpy as np
 from guardrail.errors import ConfigurationError, InputError, ModelLoadError
 from guardrail.scorers.backends import BACKENDS, Backend
 from guardrail.scorers.batching import scorer_backend
-from guardrail.scorers.cache import LRUCache, pair_key
+from guardrail.scorers.cache import RowCache, pair_key
 from guardrail.scorers.hub import resolve_model_dir
 from guardrail.scorers.pool import ForwardPool
 from guardrail.scorers.tokenizer import Tokenizer, length_batches
@@ -130,7 +130,7 @@ class NLIScorer:
         self.micro_batch = micro_batch
         self._id2label = id2label
         #: probabilities of recent pairs (exact with batch_size=1 only, so used only then)
-        self.cache: LRUCache[np.ndarray] = LRUCache(cache_size if batch_size == 1 else 0)
+        self.cache = RowCache(cache_size if batch_size == 1 else 0)
         self._lock = threading.Lock()
         self._loaded: tuple[Path, Tokenizer, Backend, LabelMap, int, dict[str, Any]] | None = None
 
@@ -245,7 +245,7 @@ class NLIScorer:
                 i = todo[int(j)]
                 probs[i] = row
                 if keys:
-                    self.cache.put(keys[i], row.copy())
+                    self.cache.put(keys[i], row)
         return probs, int(lengths.sum())
 
     @staticmethod
