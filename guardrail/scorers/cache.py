@@ -74,7 +74,7 @@ class RowCache:
 
     The rows live in one array allocated and written through at the first ``put`` (``size`` rows of that row's
     width): the cache's memory is taken once, up front, so a cache that fills under load does not grow the process
-    (8,192 embeddings of 384 floats: 12.6 MB at the first put, then only the index of keys, ~150 bytes per entry).
+    (8,192 embeddings of 384 floats: 12.6 MB at the first put, then only the index of keys, 210-310 bytes an entry).
     ``get`` returns a copy (a slot is reused once its row is evicted). A row of another width is not cached."""
 
     def __init__(self, size: int) -> None:
