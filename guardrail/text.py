@@ -405,8 +405,8 @@ _NOT_TITLE = frozenset("""
 #: the most words a title has (a longer heading may hold a claim and is judged)
 TITLE_MAX_WORDS = 4
 #: a title's number in a sequence ("Step 1: ", "Option B - ", "2. "): the sequence's, not a number the title states
-_ENUMERATOR = re.compile(r"(?i)^(?:(?:step|option|part|section|phase|method|tip|stage)\s+[0-9A-Za-z]{1,3}\s*[:.)\-–—]\s*"
-                         r"|\d{1,2}[.)]\s+)")
+_ENUMERATOR = re.compile(r"(?i)^(?:(?:step|option|part|section|phase|method|tip|stage)\s+(?:1?\d|20|[A-Za-z])\s*[:.)\-–—]\s*"
+                         r"|(?:1?\d|20)[.)]\s+)")
 
 
 def label_title(text: str) -> str | None:
@@ -430,8 +430,8 @@ def label_title(text: str) -> str | None:
             return None
         if link.group(1) is None:  # a bare URL: a title when its path reads as no sentence
             url = link.group(3) or link.group(4) or ""
-            path = url.split("://", 1)[-1].partition("/")[2]
-            return url if len(words(re.sub(r"[-_/.+]", " ", path))) <= TITLE_MAX_WORDS else None
+            path = [w.lower() for w in words(re.sub(r"[-_/.+=?&#%]", " ", url.split("://", 1)[-1].partition("/")[2]))]
+            return url if len(path) <= TITLE_MAX_WORDS and _title_words(path) else None
         if "://" not in (link.group(2) or ""):
             return None  # a link to no page (a footnote, an anchor) is no source
         title = link.group(1)
@@ -441,11 +441,25 @@ def label_title(text: str) -> str | None:
     if not core or any(ch.isdigit() or ch in ".,;:!?()[]\"“”" for ch in core):
         return None
     ws = [w.lower() for w in words(core)]
-    if _NOT_TITLE & set(ws) or any(w.endswith(("n't", "n’t", "able", "ible")) for w in ws):
-        return None
+    if not _title_words(ws) or (core != title and ws and ws[0] in _UNITS):
+        return None  # "### 90) Days for returns": the number was the title's, not a sequence's
     if len(ws) <= TITLE_MAX_WORDS or (len(ws) <= LEAD_IN_MAX_WORDS and bool(_TASK_TITLE.match(core))):
         return title
     return None
+
+
+#: words a number before them measures ("90) Days for returns" states 90 days)
+_UNITS = frozenset("days day weeks week months month years year hours hour minutes minute seconds percent dollars "
+                   "euros times items".split())
+
+
+def _title_words(ws: list[str]) -> bool:
+    """No word of a title makes it a statement: none of :data:`_NOT_TITLE` (nor any part of a hyphenated word:
+    "ninety-day"), no negation, no -able/-ible adjective and no -ed participle ("Gift cards accepted", "Refunds
+    issued": a title that says how things are)."""
+    parts = [p for w in ws for p in re.split(r"[-‐‑–]", w) if p]
+    return not (_NOT_TITLE & set(parts) or any(p.endswith(("n't", "n’t", "able", "ible")) for p in parts)
+                or any(len(p) > 4 and p.endswith("ed") for p in parts))
 
 
 def strip_enumerator(title: str) -> str:
@@ -468,21 +482,25 @@ _OFFER_CLAUSE = re.compile(
     r"|(?:(?:feel\s+free|(?:do\s+not|don't|don’t)\s+hesitate)\s+to\s+)?(?:ask(?:\s+(?:me|us))?|"
     rf"reach\s+out(?:\s+to\s+{_CONTACT})?|contact\s+{_CONTACT}|get\s+in\s+touch(?:\s+with\s+{_CONTACT})?|"
     r"let\s+(?:me|us)\s+know|follow\s+up)"
-    r"|is\s+there\s+anything\s+else(?:\s+(?:I|we)\s+can\s+(?:help|assist)(?:\s+you)?(?:\s+with)?)?"
+    r"|is\s+there\s+anything\s+else(?:\s+(?:I|we)\s+can\s+(?:help|assist)(?:\s+you)?(?:\s+with)?|"
+    r"\s+you(?:'d|’d|\s+would)\s+like\s+to\s+know)?"
     r"|(?:can|may|could|shall)\s+(?:I|we)\s+(?:help|assist)(?:\s+you)?(?:\s+with\s+anything\s+else)?"
     r"|how\s+(?:else\s+)?(?:can|may)\s+(?:I|we)\s+(?:help|assist)(?:\s+you)?"
     r"|(?:do\s+you\s+have\s+)?any\s+(?:other|more|further|additional)\s+questions"
     r"|(?:(?:I'm|I’m|I\s+am|we're|we’re|we\s+are|I'd\s+be|I’d\s+be|I\s+would\s+be|I'll\s+be|I’ll\s+be|I\s+will\s+be|"
     r"we'll\s+be|we’ll\s+be)\s+)?(?:happy|glad)\s+to\s+help(?:\s+further|\s+(?:you\s+)?with\s+anything\s+else)?"
     r"|(?:I\s+)?hope\s+(?:this|that|it)\s+helps"
-    r")")
+    r")(?:\s+(?:at\s+any\s+time|anytime|any\s+time|with\s+any\s+(?:other\s+|more\s+|further\s+)?(?:questions|concerns)))?")
 #: a condition on the reader an offer may carry, before or after it ("if you have any other questions about returns",
 #: "if you'd like more details", "if anything is unclear", "if there's anything else I can help with")
 _OFFER_CONDITION = re.compile(
     r"(?i)(?:if|whenever|should)\s+(?:"
     r"you\s*(?:have|need|want|would\s+like|'d\s+like|’d\s+like)\s+(?:any\s+|some\s+)?(?:other\s+|more\s+|further\s+|"
-    r"additional\s+)?(?:questions?|help|assistance|details|information|clarification|anything(?:\s+else)?)"
-    r"(?:\s+(?:with|about|on|regarding)\s+[^\W\d]+(?:\s+[^\W\d]+){0,2})?"
+    r"additional\s+)?(?:questions?|concerns?|help|assistance|details|information|clarification|anything(?:\s+else)?)"
+    r"(?:\s+or\s+(?:questions?|concerns?))?"
+    r"(?:\s+(?:with|about|on|regarding)\s+(?P<topic>(?:(?:a|an|the|your|this|that|these|those|any)\s+)?"
+    r"[^\W\d]+(?:\s+[^\W\d]+){0,2}))?"
+    r"|(?:I|we)\s+can\s+(?:help|assist)(?:\s+(?:you|further))?(?:\s+with\s+anything(?:\s+else)?)?"
     r"|anything\s+(?:is|seems)\s+unclear"
     r"|(?:there\s+is|there's|there’s)\s+anything\s+else(?:\s+(?:I|we)\s+can\s+(?:help|assist)(?:\s+you)?(?:\s+with)?)?"
     r")")
@@ -490,29 +508,51 @@ _OFFER_CONDITION = re.compile(
 OFFER_MAX_WORDS = 24
 
 
-def is_offer(text: str) -> bool:
-    """A closing offer of more help, which claims nothing: clauses (split at commas, semicolons and "and") each of
-    which is an offer's formula, a condition on the reader, or both ("If you have any other questions, feel free to
-    ask!", "Let me know if you'd like more details, and I'll be happy to help."), with no digit. A condition says
-    only what the reader may want (questions, help, details about at most three words), so a clause that could state
-    a fact ("if you need help returning your gift cards", "..., who refund gift cards") is judged."""
+#: topics of an offer that name nothing ("if you have any questions about this")
+_GENERIC_TOPIC = re.compile(r"(?i)(?:this|that|it|these|those|anything(?:\s+else)?|the\s+above|"
+                            r"(?:the|your|this|that)\s+(?:process|policy|steps|order|request|question|answer|topic))")
+
+
+def offer_topics(text: str) -> list[str] | None:
+    """The topics an offer of more help names ("if you need help with a return" -> ["a return"]), [] for an offer
+    that names none, None for a sentence that is no offer (see :func:`is_offer`). A topic is at most three words with
+    no word that states (:func:`_title_words`); whether its words are the question's or the contexts' is the
+    caller's to check (``guardrail.checks.evaluator``), as a title's are."""
     t = text.strip().strip("*_").strip().rstrip(".!?…").strip()
     if not t or any(ch.isdigit() for ch in t) or len(words(t)) > OFFER_MAX_WORDS:
-        return False
+        return None
     formula = False
+    topics: list[str] = []
     for clause in re.split(r"\s*[,;]\s*|\s+and\s+", t):
         clause = clause.strip()
         if not clause:
             continue
         m = _OFFER_CLAUSE.match(clause)
         rest = clause[m.end():].strip() if m else clause
+        cond = _OFFER_CONDITION.fullmatch(rest) if rest else None
         if m and not rest:
             formula = True
-        elif m and _OFFER_CONDITION.fullmatch(rest):
+        elif m and cond:
             formula = True
-        elif not (m is None and _OFFER_CONDITION.fullmatch(clause)):
-            return False
-    return formula
+        elif not (m is None and cond):
+            return None
+        topic = cond.group("topic") if cond else None
+        if topic and not _GENERIC_TOPIC.fullmatch(topic):
+            if not _title_words([w.lower() for w in words(topic)]):
+                return None
+            topics.append(topic)
+    return topics if formula else None
+
+
+def is_offer(text: str) -> bool:
+    """A closing offer of more help, which claims nothing: clauses (split at commas, semicolons and "and") each of
+    which is an offer's formula, a condition on the reader, or both ("If you have any other questions, feel free to
+    ask!", "Let me know if you'd like more details, and I'll be happy to help."), with no digit, naming no topic
+    but a generic one ("about this"). A condition says only what the reader may want, so a clause that could state
+    a fact ("if you need help returning your gift cards", "..., who refund gift cards") is judged; an offer that
+    names a topic ("if you have any questions about returns") claims nothing where the topic's words are the
+    question's or the contexts' (:func:`offer_topics`)."""
+    return offer_topics(text) == []
 
 
 _LEAD_IN = re.compile(r"(?i)^(?:here(?:'s|’s| is| are)|below(?: is| are)?|the following|following|these are|those are|"

@@ -122,7 +122,7 @@ POLICY_Q = "What is the return policy?"
     "### Return policy\n\n" + GOOD,
     "## Returns\n" + GOOD + "\n## How to return an item\n" + GOOD,
     "**Return policy**\n" + GOOD,
-    GOOD + "\n\nSources:\n- [Return policy](https://example.com/returns)\n- [Refunds and exchanges FAQ](https://example.com/faq)",
+    GOOD + "\n\nSources:\n- [Return policy](https://example.com/returns)\n- [Refunds](https://example.com/faq)",
     GOOD + "\n\nSources:\n1. https://example.com/returns\n2. <https://example.com/refunds>",
     GOOD + " Let me know if you have any other questions!",
     GOOD + " Is there anything else I can help you with?",
@@ -134,6 +134,11 @@ POLICY_Q = "What is the return policy?"
     GOOD + " Feel free to contact customer service if you have more questions.",
     GOOD + " I hope this helps, and let me know if you need anything else!",
     GOOD + " Let me know if you have any questions, and I'll be happy to help.",
+    GOOD + " If you have any other questions or concerns, feel free to ask.",
+    GOOD + " Is there anything else you'd like to know?",
+    GOOD + " Let me know if I can help with anything else!",
+    GOOD + " Feel free to reach out to our customer support team at any time.",
+    GOOD + " Hope this helps, and feel free to contact our support team with any other questions!",
 ])
 def test_titles_sources_and_closing_offers_claim_nothing(gw: tuple[str, Telemetry], answer: str) -> None:
     """A heading, a line in bold, a source's link and an offer of more help are no claims: a faithful answer with them
@@ -165,6 +170,16 @@ def test_titles_sources_and_closing_offers_claim_nothing(gw: tuple[str, Telemetr
     GOOD + " Let me know if you need help getting your gift card refunded in cash.",
     GOOD + " Feel free to reach out if you would like a cash refund for your gift cards.",
     GOOD + " Let me know if you want the free return label we email for gift card returns.",
+    # round 8: participles, link texts and URL paths that state, a number taken for a sequence's, an offer's topic
+    "### Gift cards accepted\n\n" + GOOD,
+    "**Gift card returns allowed**\n\n" + GOOD,
+    GOOD + "\n\n- [Ninety-day returns](https://shop.example.com/returns)",
+    GOOD + "\n\n- [Complimentary return shipping](https://shop.example.com/returns)",
+    GOOD + "\n\nhttps://shop.example.com/gift-cards-returnable",
+    "### 90) Days for returns\n\n" + GOOD,
+    "**Tip 90: Days for returns**\n\n" + GOOD,
+    GOOD + " Let me know if you have any questions about free lifetime returns.",
+    GOOD + " If you'd like more details about cash refunds, feel free to ask!",
 ])
 def test_a_claim_written_as_a_title_or_an_offer_is_judged(gw: tuple[str, Telemetry], answer: str) -> None:
     url, _ = gw
@@ -232,6 +247,14 @@ def test_a_pronoun_ellipsis_claims_what_was_said_of_the_subject_just_named(gw: t
     assert_delivered(send(url, sid, CTX, "Are refunds issued to the original payment method?"), sid)
 
 
+@pytest.mark.parametrize("reply", ["Yes, those too.", "Those too, yes.", "Sure, those too."])
+def test_a_pronoun_ellipsis_with_a_reply_word_is_still_resolved(gw: tuple[str, Telemetry], reply: str) -> None:
+    url, _ = gw
+    answer = GOOD + " Gift cards? " + reply
+    assert_blocked(send(url, script(json_answer(answer)), question=POLICY_Q))
+    assert_blocked(send(url, script(streamed(answer)), question=POLICY_Q, stream=True))
+
+
 @pytest.mark.parametrize("answer", ["Gift cards? Those too.", "Items can be returned within 30 days. Gift cards? Those too.",
                                     "Gift cards? Same for them.", "They also."])
 def test_a_pronoun_and_too_answer_the_yes_no_question(gw: tuple[str, Telemetry], answer: str) -> None:
@@ -268,6 +291,7 @@ def test_who_or_what_a_tool_call_is_about_is_a_parameter(gw: tuple[str, Telemetr
 
 
 @pytest.mark.parametrize("args", [{"support_phone": "1-800-555-0199"}, {"return_carrier_name": "FedEx"},
+                                  {"contact_phone": "1-800-555-0199"}, {"sender_email": "giftcard-refunds@shop.com"},
                                   {"gift_card_refund_search": True}, {"return_window_days_query": 90}])
 def test_a_key_that_names_a_fact_is_judged_whatever_word_it_ends_with(gw: tuple[str, Telemetry],
                                                                      args: dict[str, Any]) -> None:
@@ -279,7 +303,9 @@ def test_a_key_that_names_a_fact_is_judged_whatever_word_it_ends_with(gw: tuple[
 
 # --------------------------------------------------------------------------- a trace beside an answer that answers nothing
 @pytest.mark.parametrize("answer", ["Hope this helps!", "Let me know if you have any other questions!",
-                                    "I could not find that in the documents."])
+                                    "I could not find that in the documents.",
+                                    "~~Items can be returned within 30 days of delivery.~~",
+                                    "<del>Refunds are issued to the original payment method.</del>"])
 def test_a_trace_beside_an_answer_that_answers_nothing_is_not_delivered(gw: tuple[str, Telemetry], answer: str) -> None:
     url, _ = gw
     r = send(url, script(traced_stream(answer)), stream=True)

@@ -277,14 +277,19 @@ def is_elliptical(sentence: str) -> bool:
 _PRONOUN_ELLIPSIS = frozenset("those these they them it that this ones one the same for goes applies to".split())
 
 
+_REPLY_EDGE = re.compile(r"(?i)^(?:yes|yeah|yep|sure|absolutely|of\s+course|indeed|definitely|certainly)\b[\s,!.]*"
+                         r"|[\s,]+(?:yes|yeah|yep|sure|absolutely|of\s+course|indeed|definitely|certainly)$")
+
+
 def pronoun_ellipsis(sentence: str) -> bool | None:
     """A sentence that is a pronoun and an additive or negative mark, no more ("Those too.", "They also.", "Same for
     them.", "Those not."): True when it adds its referent to what was said (a yes), False when it takes it out (a
     no), None for any other sentence. Alone it names nothing; after a yes/no question it answers it, of the
     question's subject (:func:`yes_no_statement`)."""
     core = sentence.strip().rstrip(".!;").strip()
-    if not core or len(core) > 40:
+    if not core or len(core) > 48:
         return None
+    core = _REPLY_EDGE.sub("", core).strip(" ,")  # "Yes, those too.", "Those too, yes."
     rest, add_lead = _strip_words(core, _ADDITIVE_LEAD, lead=True)
     rest, add_tail = _strip_words(rest, _ADDITIVE_TAIL, lead=False)
     rest, neg_lead = _strip_words(rest, _NEGATIVE_LEAD, lead=True)

@@ -31,7 +31,7 @@ from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.embedding import EmbeddingScorer
 from guardrail.scorers.nli import NLIScorer
 from guardrail.scorers.pool import check_priority
-from guardrail.text import content_stems, label_title, strip_enumerator, words
+from guardrail.text import content_stems, label_title, offer_topics, strip_enumerator, words
 
 CheckName = Literal["faithfulness", "retrieval_relevance", "response_relevance"]
 CHECKS: tuple[CheckName, ...] = ("faithfulness", "retrieval_relevance", "response_relevance")
@@ -160,11 +160,14 @@ def _in_source(result: FaithfulnessResult, response: Rendered, contexts: tuple[R
 
 
 def _titles(response: Rendered, question: Rendered, contexts: Sequence[Rendered]) -> Callable[[int, int], bool]:
-    """Which spans of the rendered answer are whole lines of the answer as sent that are titles claiming nothing
+    """Which spans of the rendered answer claim nothing by their form: an offer of more help whose topics are the
+    question's or the contexts' words (:func:`~guardrail.text.offer_topics`), or whole lines of the answer as sent
+    that are titles
     (:func:`~guardrail.text.label_title`: a heading, a line in bold, a source's link); the marks that make one are
-    gone once rendered, so the lines are read as sent. A heading or a line in bold is a title only where all its
-    words are the question's or the contexts' ("### Return policy" for "What is the return policy?"): a title of
-    its own words may say what the answer claims ("### Lifetime warranty")."""
+    gone once rendered, so the lines are read as sent. A heading, a line in bold or a link's text is a title only
+    where all its words are the question's or the contexts' ("### Return policy" for "What is the return policy?"):
+    a title of its own words may say what the answer claims ("### Lifetime warranty", "[Complimentary return
+    shipping](...)")."""
     source = response.source
     vocabulary: set[str] = set()
 
@@ -177,6 +180,9 @@ def _titles(response: Rendered, question: Rendered, contexts: Sequence[Rendered]
         return set(content_stems(strip_enumerator(title))) <= vocabulary
 
     def is_title(start: int, end: int) -> bool:
+        topics = offer_topics(response.text[start:end])
+        if topics:  # "Feel free to reach out if you need help with a return."
+            return all(known(t) for t in topics)
         if not any(ch in source for ch in "#*_[<:"):
             return False
         s, e = response.to_source(start, end)
@@ -186,7 +192,7 @@ def _titles(response: Rendered, question: Rendered, contexts: Sequence[Rendered]
         titles = [label_title(line) for line in lines]
         if not titles or None in titles:
             return False
-        if not all(_SOURCE_LINE.match(line) or known(t or "") for line, t in zip(lines, titles)):
+        if not all(_BARE_URL.match(line) or known(t or "") for line, t in zip(lines, titles)):
             return False
         said = [words(strip_enumerator(t)) for t in titles if t]
         return [w for ws in said for w in ws] == words(strip_enumerator(response.text[start:end].strip()))
@@ -194,8 +200,9 @@ def _titles(response: Rendered, question: Rendered, contexts: Sequence[Rendered]
     return is_title
 
 
-#: a line that is a source (a link or a URL, in a list or not): its title need not be the question's or the contexts'
-_SOURCE_LINE = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:\[|<?https?://)")
+#: a line that is a bare URL (in a list or not): its path is screened by label_title, its words need not be the
+#: question's or the contexts'
+_BARE_URL = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?<?https?://")
 
 
 class ReaderFaithfulnessCheck(FaithfulnessCheck):

@@ -170,6 +170,13 @@ class _Prepared:
     singles: Units | None
 
 
+def _stated(sentence: str) -> str:
+    """A sentence without the yes/no word before it ("Yes, items can be returned." -> "Items can be returned.")."""
+    value, rest = polarity(sentence)
+    rest = rest.strip()
+    return rest[:1].upper() + rest[1:] if value is not None and rest else sentence.strip()
+
+
 class FaithfulnessCheck:
     """Scores a response against its contexts with an NLI model.
 
@@ -251,6 +258,9 @@ class FaithfulnessCheck:
                 named = echoed_subject(prior) if prior else None
                 said = next((it.hypothesis for it in reversed(items) if it.check and (it.claim or it.hypothesis == it.text)
                              and not it.text.rstrip().endswith("?")), None)
+                if said is None:  # a stream checks sentence by sentence: what was said is in the answer before it
+                    said = next((_stated(sp.of(preceding)) for sp in reversed(before)
+                                 if makes_claim(sp.of(preceding)) and not sp.of(preceding).rstrip().endswith("?")), None)
                 stated = None
                 if named is not None:
                     for base in (said, yes_no_statement(q, True) if q else None):

@@ -254,22 +254,33 @@ def markdown_blocks(text: str) -> tuple[str, PassMap | None]:
 
 def list_numbers(text: str) -> tuple[str, PassMap | None]:
     """Ordered list markers dropped ("1. Items can be returned ...": the item's number is the list's, not a number the
-    claim states). After the inline pass, so that a list item's indented paragraphs are still read as the list's."""
+    claim states), where they number a list: up to 20, or the number after the last one dropped. After the inline pass, so that a list item's indented paragraphs are still read as the list's."""
     if not _ORDERED_LINE.search(text):
         return text, None
     out = PassOutput(text)
+
+    last = [0]  # the number of the last marker dropped
 
     def each(a: int, b: int) -> None:
         pos = a
         for ls, le in line_spans(text, a, b):
             o = _ORDERED.match(text, ls, le)
             if o:
+                n = int(re.sub(r"\D", "", o.group(0)))
+                if n > LIST_NUMBER_MAX and n != last[0] + 1:
+                    continue  # "90) Days for returns" alone: a number the item states, shown by every reader
+                last[0] = n
                 out.copy(pos, ls)
                 pos = o.end()
         out.copy(pos, b)
 
     outside_fences(text, out, each)
     return out.done()
+
+
+#: the highest number that starts a list and is dropped as the list's; above it a marker is dropped only where it
+#: continues the list before it (21 after 20)
+LIST_NUMBER_MAX = 20
 
 
 def citation_marks(text: str) -> tuple[str, PassMap | None]:

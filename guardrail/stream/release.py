@@ -27,6 +27,7 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 from guardrail.errors import UnreadableError
 from guardrail.stream.check import StreamGuard
 from guardrail.stream.state import ReleaseState
+from guardrail.render import render
 from guardrail.text import answers_anything
 from guardrail.verdict import Timings, Verdict, worst
 
@@ -251,7 +252,7 @@ class ReleaseGate(Generic[Item]):
         if not self.holds or not self.state.open:
             return
         bare = sorted(c for c in self._traced if not self.adapter.shows(c, final=True)
-                      or not answers_anything(self.streams[c].text if c in self.streams else ""))
+                      or not answers_anything(render(self.streams[c].text).text if c in self.streams else ""))
         if not bare:
             return
         exc = UnreadableError(f"choice {bare[0]} of the stream has no answer, only a reasoning trace, which guardrail "

@@ -47,8 +47,8 @@ lat lng lon latitude longitude zoom radius threshold depth width height token to
 #: ``user_email``) is a parameter (its value comes from the user's request); with any other word it names a fact
 #: (``support_phone``, ``return_carrier_name``) and is judged
 IDENTITY_WORDS = frozenset("name names email phone username query search keyword keywords sku".split())
-IDENTITY_OWNERS = frozenset("customer user client account person contact recipient sender first last full display "
-                            "product item search".split())
+IDENTITY_OWNERS = frozenset("customer user client account person recipient first last full display product item "
+                            "search".split())
 #: head words (a key's last word) of keys whose value is the answer itself: under them every value is judged
 STATEMENT_WORDS = frozenset("""
 answer answers response responses reply text content message messages summary statement statements claim claims fact

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from guardrail.errors import UnreadableError
+from guardrail.render import render
 from guardrail.text import answers_anything
 
 from . import fields as f
@@ -143,7 +144,7 @@ def _message_pieces(msg: Any, where: str, *, streamed: bool, echo: f.Echo = None
         return "".join(pieces), raw
     text = _join(pieces)
     trace = next((k for k in REASONING if has_text(msg.get(k))), None)
-    if trace is not None and (shows_nothing(text) or not answers_anything(text)):
+    if trace is not None and (shows_nothing(text) or not answers_anything(render(text).text)):
         # a client that shows the trace shows it as the answer ("Hope this helps!" beside it answers nothing): nothing
         # checked it
         raise UnreadableError(f"{where} has no answer, only a reasoning trace ({trace}), which guardrail does not "

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from guardrail.errors import UnreadableError
+from guardrail.render import render
 from guardrail.text import answers_anything
 
 from . import fields as f
@@ -110,7 +111,7 @@ def response_texts(body: Any, where: str, echo: f.Echo = None, *, complete: bool
         out.append((("output_text",), extra))
     if complete and any(isinstance(item, dict) and item.get("type") == "reasoning" and has_text(item.get("summary"))
                         for item in output) and (all(shows_nothing(text) for _, text in out)
-                                                 or not answers_anything("\n".join(text for _, text in out))):
+                                                 or not answers_anything(render("\n".join(text for _, text in out)).text)):
         # a client that shows the reasoning summary shows it as the answer: nothing checked it
         raise UnreadableError(f"{where} has no answer, only a reasoning summary, which guardrail does not check")
     return out
