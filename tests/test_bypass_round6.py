@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from test_bypass import (  # noqa: F401 - fixtures
+    Q,
     assert_blocked,
     assert_delivered,
     chat,
@@ -21,7 +22,7 @@ from test_bypass import (  # noqa: F401 - fixtures
     sse,
     upstream,
 )
-from test_bypass_round5 import CTX, P, send
+from test_bypass_round5 import CTX, P, send, words_of
 
 from guardrail.telemetry import Telemetry
 
@@ -32,9 +33,18 @@ def json_answer(text: str) -> bytes:
     return dumps(chat(text))
 
 
-def streamed(text: str) -> list[bytes]:
-    return sse(chunk({"role": "assistant", "content": ""}), *[chunk({"content": p}) for p in pieces(text)],
-               chunk({}, finish="stop"))
+def assert_blocked_both(url: str, answer: str, contexts: list[str] = CTX, question: str = Q) -> None:
+    """Blocked as a JSON answer and as a stream."""
+    assert_blocked(send(url, script(json_answer(answer)), contexts, question))
+    assert_blocked(send(url, script(words_of(answer)), contexts, question, stream=True))
+
+
+def assert_delivered_both(url: str, answer: str, contexts: list[str] = CTX, question: str = Q) -> None:
+    """Delivered byte for byte as a JSON answer and as a stream."""
+    sid = script(json_answer(answer))
+    assert_delivered(send(url, sid, contexts, question), sid)
+    sid = script(words_of(answer))
+    assert_delivered(send(url, sid, contexts, question, stream=True), sid)
 
 
 def pieces(text: str) -> list[str]:
@@ -144,10 +154,7 @@ def test_titles_sources_and_closing_offers_claim_nothing(gw: tuple[str, Telemetr
     """A heading, a line in bold, a source's link and an offer of more help are no claims: a faithful answer with them
     is delivered whole, as JSON and streamed."""
     url, _ = gw
-    sid = script(json_answer(answer))
-    assert_delivered(send(url, sid, question=POLICY_Q), sid)
-    sid = script(streamed(answer))
-    assert_delivered(send(url, sid, question=POLICY_Q, stream=True), sid)
+    assert_delivered_both(url, answer, question=POLICY_Q)
 
 
 @pytest.mark.parametrize("answer", [
@@ -183,8 +190,7 @@ def test_titles_sources_and_closing_offers_claim_nothing(gw: tuple[str, Telemetr
 ])
 def test_a_claim_written_as_a_title_or_an_offer_is_judged(gw: tuple[str, Telemetry], answer: str) -> None:
     url, _ = gw
-    assert_blocked(send(url, script(json_answer(answer)), question=POLICY_Q))
-    assert_blocked(send(url, script(streamed(answer)), question=POLICY_Q, stream=True))
+    assert_blocked_both(url, answer, question=POLICY_Q)
 
 
 @pytest.mark.parametrize(("question", "answer"), [
@@ -197,8 +203,7 @@ def test_a_claim_written_as_a_title_or_an_offer_is_judged(gw: tuple[str, Telemet
 def test_an_answer_written_as_a_title_or_an_offer_is_judged(gw: tuple[str, Telemetry], question: str,
                                                             answer: str) -> None:
     url, _ = gw
-    assert_blocked(send(url, script(json_answer(answer)), CTX, question))
-    assert_blocked(send(url, script(streamed(answer)), CTX, question, stream=True))
+    assert_blocked_both(url, answer, CTX, question)
 
 
 def test_label_titles() -> None:
@@ -223,13 +228,8 @@ def test_label_titles() -> None:
 ])
 def test_a_table_in_a_quote_or_a_list_item_is_read_as_a_table(gw: tuple[str, Telemetry], answer: str) -> None:
     url, _ = gw
-    sid = script(json_answer(answer))
-    assert_delivered(send(url, sid), sid)
-    sid = script(streamed(answer))
-    assert_delivered(send(url, sid, stream=True), sid)
-    bad = answer.replace("30 days", "90 days")
-    assert_blocked(send(url, script(json_answer(bad))))
-    assert_blocked(send(url, script(streamed(bad)), stream=True))
+    assert_delivered_both(url, answer)
+    assert_blocked_both(url, answer.replace("30 days", "90 days"))
 
 
 # --------------------------------------------------------------------------- a pronoun ellipsis
@@ -240,8 +240,7 @@ def test_a_table_in_a_quote_or_a_list_item_is_read_as_a_table(gw: tuple[str, Tel
 def test_a_pronoun_ellipsis_claims_what_was_said_of_the_subject_just_named(gw: tuple[str, Telemetry], question: str,
                                                                          answer: str) -> None:
     url, _ = gw
-    assert_blocked(send(url, script(json_answer(answer)), CTX, question))
-    assert_blocked(send(url, script(streamed(answer)), CTX, question, stream=True))
+    assert_blocked_both(url, answer, CTX, question)
     good = "Yes, within 5 business days. Gift cards? Not those."
     sid = script(json_answer(good))
     assert_delivered(send(url, sid, CTX, "Are refunds issued to the original payment method?"), sid)
@@ -251,8 +250,7 @@ def test_a_pronoun_ellipsis_claims_what_was_said_of_the_subject_just_named(gw: t
 def test_a_pronoun_ellipsis_with_a_reply_word_is_still_resolved(gw: tuple[str, Telemetry], reply: str) -> None:
     url, _ = gw
     answer = GOOD + " Gift cards? " + reply
-    assert_blocked(send(url, script(json_answer(answer)), question=POLICY_Q))
-    assert_blocked(send(url, script(streamed(answer)), question=POLICY_Q, stream=True))
+    assert_blocked_both(url, answer, question=POLICY_Q)
 
 
 @pytest.mark.parametrize("answer", ["Gift cards? Those too.", "Items can be returned within 30 days. Gift cards? Those too.",
@@ -260,8 +258,7 @@ def test_a_pronoun_ellipsis_with_a_reply_word_is_still_resolved(gw: tuple[str, T
 def test_a_pronoun_and_too_answer_the_yes_no_question(gw: tuple[str, Telemetry], answer: str) -> None:
     url, _ = gw
     q = "Can gift cards be returned?"
-    assert_blocked(send(url, script(json_answer(answer)), CTX, q))
-    assert_blocked(send(url, script(streamed(answer)), CTX, q, stream=True))
+    assert_blocked_both(url, answer, CTX, q)
     good = answer.replace("Those too.", "Those not.").replace("Same for them.", "Not those.").replace("They also.", "Not them.")
     sid = script(json_answer(good))
     assert_delivered(send(url, sid, CTX, q), sid)

@@ -169,6 +169,7 @@ def _titles(response: Rendered, question: Rendered, contexts: Sequence[Rendered]
     a title of its own words may say what the answer claims ("### Lifetime warranty", "[Complimentary return
     shipping](...)")."""
     source = response.source
+    marked = any(ch in source for ch in "#*_[<:")  # once per answer: no mark, no title line
     vocabulary: set[str] = set()
 
     def known(title: str) -> bool:
@@ -183,7 +184,7 @@ def _titles(response: Rendered, question: Rendered, contexts: Sequence[Rendered]
         topics = offer_topics(response.text[start:end])
         if topics:  # "Feel free to reach out if you need help with a return."
             return all(known(t) for t in topics)
-        if not any(ch in source for ch in "#*_[<:"):
+        if not marked:
             return False
         s, e = response.to_source(start, end)
         a = source.rfind("\n", 0, s) + 1
