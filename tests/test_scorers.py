@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import build_tiny_nli
+from conftest import TOKENIZER_FILES, build_tiny_nli
 
 from guardrail.errors import ConfigurationError, InputError, ModelLoadError
-from guardrail.scorers.embedding import EmbeddingScorer
+from guardrail.scorers.embedding import DEFAULT_EMBEDDING_MODEL, EmbeddingScorer
 from guardrail.scorers.nli import LabelMap, NLIScorer
 
 PREMISES = [
@@ -28,6 +28,34 @@ def test_onnx_and_torch_backends_agree(tiny_nli: Path) -> None:
     np.testing.assert_allclose(a.entailment, b.entailment, atol=1e-5)
     np.testing.assert_allclose(a.contradiction, b.contradiction, atol=1e-5)
     assert a.tokens == b.tokens > 0
+
+
+def test_an_encoder_without_token_types_exports_and_runs_on_both_backends(tmp_path: Path) -> None:
+    """MPNet (the opt-in larger base) and RoBERTa-style encoders take no token_type_ids: the export declares only
+    the inputs forward accepts, and both backends feed only those."""
+    import onnx
+    import torch
+    from transformers import MPNetConfig, MPNetForSequenceClassification
+
+    from guardrail.training.export import export_onnx
+
+    torch.manual_seed(0)
+    config = MPNetConfig(
+        vocab_size=30527, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+        max_position_embeddings=130, num_labels=3,
+        id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
+        label2id={"entailment": 0, "neutral": 1, "contradiction": 2},
+    )
+    out = tmp_path / "mpnet"
+    MPNetForSequenceClassification(config).eval().save_pretrained(out)
+    for name in TOKENIZER_FILES:
+        shutil.copy(DEFAULT_EMBEDDING_MODEL / name, out / name)
+    path = export_onnx(out, out, "sequence-classification")
+    assert [i.name for i in onnx.load(str(path)).graph.input] == ["input_ids", "attention_mask"]
+    a = NLIScorer(out, backend="onnx", batch_size=2).predict(PREMISES, HYPOTHESES)
+    b = NLIScorer(out, backend="torch", batch_size=3).predict(PREMISES, HYPOTHESES)
+    np.testing.assert_allclose(a.entailment, b.entailment, atol=1e-5)
+    assert len(set(np.round(a.entailment, 6))) == 3  # three different pairs, three different scores
 
 
 def test_batching_and_padding_do_not_change_scores(tiny_nli: Path) -> None:

@@ -6,6 +6,7 @@ models without an ONNX export, or for GPUs.
 
 from __future__ import annotations
 
+import inspect
 import threading
 from pathlib import Path
 from typing import Literal, Protocol
@@ -82,13 +83,15 @@ class TorchBackend:
         except OSError as exc:
             raise ModelLoadError(f"transformers could not load {model_ref!r}: {exc}") from exc
         self._torch = torch
+        # MPNet and RoBERTa-style encoders take no token_type_ids: feed only what forward accepts
+        self._inputs = set(inspect.signature(self._model.forward).parameters)
         self._device = device
         self._task = task
         self._lock = threading.Lock()
 
     def run(self, inputs: dict[str, np.ndarray]) -> np.ndarray:
         torch = self._torch
-        feed = {k: torch.from_numpy(v).to(self._device) for k, v in inputs.items()}
+        feed = {k: torch.from_numpy(v).to(self._device) for k, v in inputs.items() if k in self._inputs}
         with torch.inference_mode():
             out = self._model(**feed)
         tensor = out.logits if self._task == "sequence-classification" else out.last_hidden_state

@@ -7,6 +7,7 @@ with the default onnx backend, no torch needed.
 
 from __future__ import annotations
 
+import inspect
 import shutil
 import warnings
 from pathlib import Path
@@ -37,7 +38,9 @@ def export_onnx(model_dir: Path, out_dir: Path, task: Task = "sequence-classific
     model = cls.from_pretrained(str(model_dir), attn_implementation="eager").eval()
     tok = AutoTokenizer.from_pretrained(str(model_dir))
     sample = tok(["a premise sentence", "b"], ["a hypothesis", "c d e"], return_tensors="pt", padding=True)
-    names = ["input_ids", "attention_mask", "token_type_ids"]
+    # MPNet and RoBERTa-style encoders take no token_type_ids: export the inputs this model's forward accepts
+    accepted = inspect.signature(model.forward).parameters
+    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in accepted]
     output = "logits" if task == "sequence-classification" else "last_hidden_state"
 
     class _Wrapper(torch.nn.Module):
@@ -45,8 +48,8 @@ def export_onnx(model_dir: Path, out_dir: Path, task: Task = "sequence-classific
             super().__init__()
             self.inner = inner
 
-        def forward(self, input_ids, attention_mask, token_type_ids):  # type: ignore[no-untyped-def]
-            out = self.inner(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+        def forward(self, *inputs):  # type: ignore[no-untyped-def]
+            out = self.inner(**dict(zip(names, inputs)))
             return out.logits if task == "sequence-classification" else out.last_hidden_state
 
     path = out_dir / "model.onnx"
