@@ -406,6 +406,18 @@ class _Exchange:
                 self._echo = frozenset()
         return self._echo
 
+    def choices(self) -> int | None:
+        """How many answers the request asked for: its ``n``, 1 for an OpenAI-style generation request that names
+        none (``messages`` or ``prompt``); None when that is not known (an app's own request shape)."""
+        try:
+            payload = wire.loads(self.body) if self.body else None
+        except UnreadableError:
+            return None
+        if not isinstance(payload, dict) or not ("n" in payload or "messages" in payload or "prompt" in payload):
+            return None
+        n = payload.get("n", 1)
+        return n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else None
+
     def spawn(self, coro: Awaitable[Any]) -> None:
         """Run a check after the answer went out (tracked by the middleware, never orphaned)."""
         self.mw._spawn(coro)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -163,6 +164,19 @@ def is_answer(body: Any) -> bool:
     return isinstance(body, dict) and (any(k in body for k in _ANSWER_KEYS) or body.get("object") in _ANSWER_OBJECTS)
 
 
+_SSE_DATA_LINE = re.compile(rb"(?m)^[ \t]*(?:\xef\xbb\xbf)?[ \t]*data[ \t]*:")
+
+
+def looks_like_answer(body: bytes) -> bool:
+    """A body the guard's strict reader refuses that a lenient one may still read as an answer: JSON-like (an object
+    or a list: JavaScript's JSON.parse keeps the last of duplicate keys, Python's json takes a stray byte with
+    errors="replace"...) or holding an event stream's ``data:`` line."""
+    head = body.lstrip(b" \t\r\n")
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:].lstrip(b" \t\r\n")
+    return head[:1] in (b"{", b"[") or _SSE_DATA_LINE.search(body) is not None
+
+
 class ErrorAnswer(Sniff):
     """An error status (4xx, 5xx). An upstream error reaches the client as it was sent (``{"error": {...}}``, a proxy's
     page), but a client that does not look at the status reads whatever answer the body carries: an event stream, or
@@ -188,9 +202,17 @@ class ErrorAnswer(Sniff):
         try:
             decoder = wire.Decoder(header(self.start_msg.get("headers", []), b"content-encoding"))
             decoded = decoder.decode(raw) + decoder.flush()
-            answer = wire.sniff(decoded[:64]) == "sse" or is_answer(wire.loads(decoded))
         except UnreadableError:
-            answer = False  # not JSON (a proxy's page, plain text): an error, delivered as sent
+            # over the limit: read (and refused) as an answer is; corrupt compressed data: an error, as sent
+            decoded, answer = b"", self.size > wire.MAX_BODY_BYTES
+        else:
+            try:
+                answer = wire.sniff(decoded[:64]) == "sse" or is_answer(wire.loads(decoded))
+            except UnreadableError:
+                # not JSON to the guard's reader: a proxy's page or plain text is an error, delivered as sent; a body
+                # that a more lenient reader may take for an answer (an object or list, duplicate keys, a stray
+                # byte, an event stream behind a line of its own) is read as one, and so is unreadable
+                answer = looks_like_answer(decoded)
         if answer:
             await self._hand_to(Buffered(self.ex))
             return

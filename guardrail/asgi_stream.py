@@ -112,9 +112,10 @@ class Responder(ABC, Generic[Ex]):
 class SSEEvents:
     """ChunkAdapter for the events of an OpenAI event stream (chat completions, completions, Responses API)."""
 
-    def __init__(self, echo: frozenset[str] | None = None) -> None:
-        # one per stream: tool-call arguments arrive as pieces of JSON; echo: the request's strings (see wire.fields)
-        self.deltas = wire.DeltaReader(echo=echo)
+    def __init__(self, echo: frozenset[str] | None = None, choices: int | None = None) -> None:
+        # one per stream: tool-call arguments arrive as pieces of JSON; echo: the request's strings (see wire.fields);
+        # choices: the request's n (a choice beyond it is unreadable)
+        self.deltas = wire.DeltaReader(echo=echo, choices=choices)
         self.template: Any = None  # the last readable payload: the stop events take its shape
         self._peeked: tuple[wire.SSEEvent, Reading | UnreadableError] | None = None
 
@@ -233,7 +234,7 @@ class StreamResponder(Responder[Exchange]):
                 else:  # delivered as received, marked
                     await self._start({**message, "headers": headers + unchecked_headers(verdict)})
                 return
-        self.adapter = SSEEvents(ex.echo())  # the gate opens at the answer's first text (see _open)
+        self.adapter = SSEEvents(ex.echo(), ex.choices())  # the gate opens at the answer's first text (see _open)
         await self._start({**message, "headers": without(headers, b"content-length", b"content-encoding")})
 
     def _open(self, adapter: SSEEvents) -> ReleaseGate[wire.SSEEvent]:

@@ -100,8 +100,10 @@ class _SDKChunks:
     """ChunkAdapter for openai's ``ChatCompletionChunk`` objects: every text a chunk adds (content, refusal,
     tool-call arguments), read by :mod:`guardrail.wire`; a chunk it cannot read raises UnreadableError."""
 
-    def __init__(self) -> None:
-        self.deltas = wire.DeltaReader()  # one per stream: tool-call arguments arrive as pieces of JSON
+    def __init__(self, choices: int | None = None) -> None:
+        # one per stream: tool-call arguments arrive as pieces of JSON; choices: the request's n (a choice beyond it
+        # would be shown by a loop over choices[0] as part of the answer: unreadable)
+        self.deltas = wire.DeltaReader(choices=choices)
         self.template: Any = None  # the last chunk read: the stop chunk takes its id, created and model
 
     def read(self, chunk: Any) -> Reading:
@@ -144,8 +146,15 @@ class _SDKChunks:
         return chunk  # the verdict rides on the stream (``stream.guardrail``)
 
 
-def _gate(guard: Guard, question: str, contexts: list[str], start: float) -> ReleaseGate[Any]:
-    return ReleaseGate(lambda: guard.stream(question, contexts), _SDKChunks(), start)
+def _asked_choices(kwargs: dict[str, Any]) -> int | None:
+    """The ``n`` of a create() call (``n=`` or ``extra_body={"n": ...}``), 1 when it names none."""
+    extra = kwargs.get("extra_body")
+    n = kwargs.get("n", extra.get("n", 1) if isinstance(extra, dict) else 1)
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else None
+
+
+def _gate(guard: Guard, question: str, contexts: list[str], start: float, choices: int | None = None) -> ReleaseGate[Any]:
+    return ReleaseGate(lambda: guard.stream(question, contexts), _SDKChunks(choices), start)
 
 
 class GuardedStream(GatedStream[Any]):
@@ -190,21 +199,35 @@ def _answers(completion: Any) -> list[tuple[int, str]]:
     return [(a.index, a.text) for a in answers] or [(0, "")]
 
 
-def _apply(guard: Guard, completion: Any, verdicts: list[tuple[int, Verdict]]) -> Any:
+def _replaced(choice: Any, text: str) -> Any:
+    """A choice that holds ``text`` and nothing of the answer it replaces: a new message (no reasoning trace,
+    annotations, audio transcript, tool calls or fields the SDK does not know) and no log-probabilities, which spell
+    the replaced answer token by token."""
+    message = type(choice.message).model_validate({"role": "assistant", "content": text})
+    return type(choice).model_validate({"index": choice.index, "message": message, "finish_reason": "content_filter",
+                                        "logprobs": None})
+
+
+def _apply(guard: Guard, completion: Any, verdicts: list[tuple[int, Verdict]], *, whole: bool = False) -> Any:
     """``completion.guardrail`` is the verdict of the worst choice (``guardrail_choices``: each choice's); a block
-    raises, a fallback replaces the failing choices."""
+    raises, a fallback replaces the failing choices (every choice, and the fields beside them, when the completion
+    could not be read: ``whole``)."""
     verdict = worst([v for _, v in verdicts])
-    completion.guardrail = verdict
-    completion.guardrail_choices = [v for _, v in verdicts]
+    failing = {pos for pos, v in verdicts if v.action == "fallback"}
+    if whole and failing and verdict.action != "block":
+        failing = set(range(len(completion.choices or [])))
+        extra = getattr(completion, "__pydantic_extra__", None)
+        if extra:  # fields the SDK does not know were not read: they are not delivered
+            extra.clear()
+    # attributes of the object, not fields of the completion: an app that serialises it to its client (model_dump,
+    # model_dump_json) does not send the verdict, whose reasons quote the answer that was replaced
+    object.__setattr__(completion, "guardrail", verdict)
+    object.__setattr__(completion, "guardrail_choices", [v for _, v in verdicts])
     if verdict.action == "block":
         raise GuardrailBlocked(verdict)
-    for pos, v in verdicts:
-        if v.action == "fallback" and pos < len(completion.choices or []):
-            choice = completion.choices[pos]
-            message = choice.message.model_copy(update={"content": guard.policy.fallback_message, "tool_calls": None,
-                                                        "function_call": None, "refusal": None,
-                                                        "audio": None})  # a transcript of the replaced answer too
-            completion.choices[pos] = choice.model_copy(update={"message": message, "finish_reason": "content_filter"})
+    for pos in sorted(failing):
+        if pos < len(completion.choices or []):
+            completion.choices[pos] = _replaced(completion.choices[pos], guard.policy.fallback_message)
     return completion
 
 
@@ -222,12 +245,12 @@ class _Completions:
         start = time.perf_counter()
         result = self._inner.create(**kwargs)
         if kwargs.get("stream"):
-            return GuardedStream(result, _gate(self._guard, question, contexts, start))
+            return GuardedStream(result, _gate(self._guard, question, contexts, start, _asked_choices(kwargs)))
         total = time.perf_counter() - start
         try:
             answers = _answers(result)
         except UnreadableError as exc:
-            return _apply(self._guard, result, [(0, _unreadable(self._guard, exc, total))])
+            return _apply(self._guard, result, [(0, _unreadable(self._guard, exc, total))], whole=True)
         verdicts = [(pos, self._guard.check(question, contexts, text, time_to_first_token=total, generation=total))
                     for pos, text in answers]
         return _apply(self._guard, result, verdicts)
@@ -319,12 +342,12 @@ class _AsyncCompletions(_Completions):
         start = time.perf_counter()
         result = await self._inner.create(**kwargs)
         if kwargs.get("stream"):
-            return AsyncGuardedStream(result, _gate(self._guard, question, contexts, start))
+            return AsyncGuardedStream(result, _gate(self._guard, question, contexts, start, _asked_choices(kwargs)))
         total = time.perf_counter() - start
         try:
             answers = _answers(result)
         except UnreadableError as exc:
-            return _apply(self._guard, result, [(0, _unreadable(self._guard, exc, total))])
+            return _apply(self._guard, result, [(0, _unreadable(self._guard, exc, total))], whole=True)
         checked = await asyncio.gather(*(
             self._guard.acheck(question, contexts, text, time_to_first_token=total, generation=total)
             for _, text in answers))

@@ -352,8 +352,9 @@ _REFUSAL = re.compile(
     r"|(?:there\s+is\s+|i\s+have\s+|i\s+found\s+|we\s+have\s+)?no\s+(?:information|mention|answer|details?)"
     + _ABOUT + _WHERE +
     r"|(?:i\s+)?(?:do\s+not|don'?t)\s+know(?:\s+the\s+answer)?" + _ABOUT +
-    r"|(?:that|this|it)\s+(?:is|was)\s*(?:not|n'?t)\s+(?:mentioned|covered|stated|specified|addressed|answered)"
-    + _WHERE +
+    r"|(?:that|this|it)\s+(?:is|was)\s*(?:not|n'?t)\s+(?:mentioned|stated|specified)" + _WHERE +
+    # "It is not covered." answers "Does the warranty cover water damage?": only "... in the documents" is a refusal
+    r"|(?:that|this|it)\s+(?:is|was)\s*(?:not|n'?t)\s+(?:covered|addressed|answered|included)" + _WHERE[:-1] +
     r")[.!]?",
     re.I,
 )
@@ -640,10 +641,23 @@ def answers_anything(text: str) -> bool:
     return False
 
 
+#: words that answer a wh-question when nothing else stands beside them ("Any of them.", "Most of them.", "We.")
+BARE_ANSWER_WORDS = frozenset(
+    """
+    any most some few many several each every everyone everything everybody anyone anything anybody someone something
+    somebody we us you they them he she him her it i me half others other of the these those this that ones one mine
+    ours yours theirs his hers whichever whatever whoever whenever wherever
+    """.split()
+)
+
+
 def is_answer_fragment(text: str) -> bool:
-    """A sentence that is not a claim on its own but answers the question ("Yes, they can.", "No, never.")."""
-    return (not is_claim(text) and not is_lead_in(text) and not is_offer(text) and not is_label(text)
-            and any(w in ANSWER_WORDS for w in words(text)))
+    """A sentence that is not a claim on its own but answers the question ("Yes, they can.", "No, never.", "Any of
+    them.")."""
+    if is_claim(text) or is_lead_in(text) or is_offer(text) or is_label(text):
+        return False
+    ws = words(text)
+    return any(w in ANSWER_WORDS for w in ws) or (bool(ws) and all(w in BARE_ANSWER_WORDS for w in ws))
 
 
 _LATIN_LETTER = re.compile(r"[A-Za-z\u00C0-\u024F\u1E00-\u1EFF]")

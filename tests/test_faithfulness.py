@@ -93,8 +93,11 @@ def test_short_answer_is_read_with_its_question(nli: NLIScorer) -> None:
     assert shapeless.sentences[0].hypothesis == "Q: Tell me the host city of the 2010 summit. A: Delhi"
     never = FaithfulnessCheck(nli, FaithfulnessConfig(question_context="never")).run(q, ["x."], "Delhi")
     assert never.sentences[0].hypothesis == "Delhi"
-    long = FaithfulnessCheck(nli).run(q, ["x."], "The summit was in Delhi. It was hosted by India.")
+    long = FaithfulnessCheck(nli).run(q, ["x."], "The summit was in Delhi. India was the host.")
     assert all(s.hypothesis == s.text for s in long.sentences)
+    # a pronoun is read as what it points at: the subject of the claim before it (round 9)
+    pronoun = FaithfulnessCheck(nli).run(q, ["x."], "The summit was in Delhi. It was hosted by India.")
+    assert [s.hypothesis for s in pronoun.sentences] == ["The summit was in Delhi.", "The summit was hosted by India."]
 
 
 def test_filler_sentence_is_not_scored(nli: NLIScorer) -> None:

@@ -384,11 +384,11 @@ def test_stream_error_then_real_failure_reports_the_failure(evaluator: Evaluator
     real = check.run  # type: ignore[union-attr]
     calls = {"n": 0}
 
-    def flaky(question, contexts, sentence):  # type: ignore[no-untyped-def]
+    def flaky(question, contexts, sentence, **kwargs):  # type: ignore[no-untyped-def]
         calls["n"] += 1
         if calls["n"] == 1:
             raise RuntimeError("scorer hiccup")
-        result = real(question, contexts, sentence)
+        result = real(question, contexts, sentence, **kwargs)
         return dataclasses.replace(result, sentences=tuple(dataclasses.replace(s, score=0.0) for s in result.sentences))
 
     monkeypatch.setattr(check, "run", flaky)

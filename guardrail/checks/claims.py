@@ -47,6 +47,7 @@ from guardrail.checks.lexicon import (
     UNSURE,
     VERBS,
     WEAK_ANSWER_WORDS,
+    TOKEN,
     WH,
     YES,
     YES_SYMBOLS,
@@ -273,8 +274,9 @@ def is_elliptical(sentence: str) -> bool:
     return marked or toks[0].lower() in PREPOSITIONS
 
 
-#: what a pronoun ellipsis ("Those too.", "Same for them.") may be made of besides its additive or negative mark
-_PRONOUN_ELLIPSIS = frozenset("those these they them it that this ones one the same for goes applies to".split())
+#: what a pronoun ellipsis ("Those too.", "Same for them.", "Same here.") may be made of besides its additive or
+#: negative mark
+_PRONOUN_ELLIPSIS = frozenset("those these they them it that this ones one the same for goes applies to here".split())
 
 
 _REPLY_EDGE = re.compile(r"(?i)^(?:yes|yeah|yep|sure|absolutely|of\s+course|indeed|definitely|certainly)\b[\s,!.]*"
@@ -297,7 +299,7 @@ def pronoun_ellipsis(sentence: str) -> bool | None:
     toks = [t.lower() for t in tokenize(rest) if any(c.isalnum() for c in t)]
     marked = add_lead or add_tail or neg_lead or neg_tail or "same" in toks
     if not marked or not toks or not set(toks) <= _PRONOUN_ELLIPSIS or not set(toks) - {"the", "for", "to", "goes",
-                                                                                        "applies"}:
+                                                                                        "applies", "here"}:
         return None
     return not (neg_lead or neg_tail)
 
@@ -341,9 +343,14 @@ def resolve_ellipsis(prior: str, fragment: str) -> str | None:
     if not toks or not ptoks:
         return None
     if toks[0].lower() in PREPOSITIONS:  # an adjunct: "Within 90 days.", "Also on weekends."
-        if negative:
+        if not negative:
+            return as_sentence(ptoks + [toks[0].lower(), *toks[1:]])
+        if not _EXCEPTION.match(fragment.strip()):
             return None
-        return as_sentence(ptoks + [toks[0].lower(), *toks[1:]])
+        # an exception to the prior sentence holds its opposite there: "Gift cards cannot be returned. Except within
+        # 30 days." -> "Gift cards can be returned within 30 days."
+        flipped = negate(join_tokens(ptoks))
+        return as_sentence(tokenize(flipped) + [toks[0].lower(), *toks[1:]]) if flipped else None
     found = claim_subject(prior)
     subject = tokenize(found) if found else _subject_of(ptoks)
     if not subject or ptoks[: len(subject)] != subject:
@@ -361,6 +368,223 @@ def resolve_ellipsis(prior: str, fragment: str) -> str | None:
     if lead.lower() in DETERMINERS or lead[:1].islower():
         toks = [lead[:1].upper() + lead[1:], *toks[1:]]
     return as_sentence(toks + predicate)
+
+
+#: the marks of an exception ("Except within 30 days.", "But not after 30 days."), not of a plain negation ("Not
+#: after 30 days.")
+_EXCEPTION = re.compile(r"(?i)(?:and\s+|also\s+)?(?:except(?:\s+for)?|but\s+not|excluding|apart\s+from|other\s+than|"
+                        r"unless)\b")
+
+
+def negate(statement: str) -> str | None:
+    """The statement with its first auxiliary's polarity flipped, or None when it has no auxiliary after its subject
+    (a lexical verb would need its base form: "includes" -> "does not include").
+
+    >>> negate("Gift cards cannot be returned.")
+    'Gift cards can be returned.'
+    >>> negate("they can be returned within 30 days")
+    'They cannot be returned within 30 days.'
+    >>> negate("The plan is not free.")
+    'The plan is free.'
+    """
+    toks = tokenize(statement.strip().rstrip(".!").strip())
+    subject = claim_subject(statement)
+    skip = len(tokenize(subject)) if subject else 1
+    for k, tok in enumerate(toks):
+        low = tok.lower()
+        if k < skip:
+            continue
+        if low in NEG_AUX or low in NEG_AUX_BARE:
+            return as_sentence([*toks[:k], (NEG_AUX.get(low) or NEG_AUX_BARE[low]), *toks[k + 1:]])
+        if low in AUX:
+            if k + 1 < len(toks) and toks[k + 1].lower() == "not":
+                return as_sentence([*toks[:k], tok, *toks[k + 2:]])
+            return as_sentence([*toks[:k], *_negated(low), *toks[k + 1:]])
+        if looks_verb(tok) and not tok[:1].isupper():
+            return None
+    return None
+
+
+#: a frame that denies the claim after it: "It is not true that X", "It's not the case that X", "Not true that X",
+#: "It is false that X", "There is no way (that) X"
+_DENIED = re.compile(
+    r"(?i)\s*(?:(?:it|that|this)(?:'s|\s+is|\s+was)\s+not|(?:it|that|this)\s+(?:isn't|wasn't|isnt|wasnt)|not|"
+    r"(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:false|untrue|incorrect|wrong))"
+    r"(?:\s+(?:at\s+all|really|quite|entirely))?\s*(?:true|correct|right|accurate|so|the\s+case|fair\s+to\s+say)?"
+    r"\s*(?:,\s*|\s+)that\s+(?P<claim>.+)"
+    r"|\s*there\s+is\s+no\s+way\s+(?:that\s+)?(?P<claim2>.+)")
+#: a frame that asserts the claim after it: "It is true that X", "It is the case that X"
+_AFFIRMED = re.compile(r"(?i)\s*(?:it|that|this)(?:'s|\s+is)\s+(?:true|correct|right|the\s+case|so)\s*,?\s+that\s+"
+                       r"(?P<claim>.+)")
+
+
+def framed_claim(sentence: str) -> tuple[str, bool] | None:
+    """(the claim a "that"-frame speaks of, True when it asserts it / False when it denies it), or None: "It is not
+    true that gift cards cannot be returned." denies "gift cards cannot be returned". It is no yes/no answer (the
+    "It is not" is no echo of the question): it claims the opposite of what follows."""
+    text = sentence.strip().replace("\u2019", "'")
+    m = _DENIED.fullmatch(text)
+    if m:
+        return (m.group("claim") or m.group("claim2")).strip(), False
+    m = _AFFIRMED.fullmatch(text)
+    if m:
+        return m.group("claim").strip(), True
+    return None
+
+
+#: subject pronouns read as what they point at, with the number of the noun phrase each needs
+_SUBJECT_PRONOUNS = {"they": "plural", "it": "singular", "he": "person", "she": "person"}
+#: object pronouns after a verb ("you can return it")
+_OBJECT_PRONOUNS = {"them": "plural", "it": "singular"}
+_CONTRACTED = {"'s": "is", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would"}
+#: an "it" that points at nothing: "It depends.", "It seems ...", "It is possible to ...", "It is true that ..."
+_EXPLETIVE_VERBS = frozenset("depends depended seems seemed appears appeared looks looked means meant happens happened "
+                             "matters mattered turns turned remains follows rains snows".split())
+_CLAUSE_WORDS = frozenset("to that whether if how why when where what who which".split())
+#: reply words before the claim of a sentence, left out of the claim ("Yes, they can be returned." -> "Gift cards
+#: can be returned.")
+_REPLY_LEAD = re.compile(
+    r"(?i)^\s*(?:(?:yes|yeah|yep|yup|sure|absolutely|of\s+course|indeed|definitely|certainly|correct|right|true|"
+    r"no|nope|nah|not\s+really|unfortunately|sadly|luckily|fortunately|good\s+news|no\s+doubt|without\s+a\s+doubt|"
+    r"(?:that|this|it)(?:'s|\s+is)\s+(?:not\s+)?(?:true|right|correct|wrong|false)|not\s+true)\b[\s,!.:;\u2014\u2013-]*)+")
+
+
+def _number(tokens: list[str]) -> str | None:
+    """"plural" / "singular" for a noun phrase, None when it is none (a pronoun, no word)."""
+    words = [t.lower() for t in tokens if t[:1].isalnum()]
+    if not words or words[0] in PRONOUNS or words[0] in PERSON or words[0] in WH:
+        return None
+    head = words[-1]
+    if tokens[-1][:1].isupper() and "and" not in words:  # a name: "Dr. Jones", "Acme Widgets"
+        return "singular"
+    if "and" in words or words[0] in {"these", "those", "both", "all", "many", "several", "most", "some"} or (
+            len(head) > 3 and head.endswith("s") and not head.endswith(("ss", "us", "is", "'s"))):
+        return "plural"
+    return "singular"
+
+
+def _agrees(referent: str, kind: str) -> bool:
+    number = _number(tokenize(referent))
+    return number is not None and (number == kind or (kind == "person" and number == "singular"))
+
+
+def _verb_after(toks: list[str], k: int) -> bool:
+    """A finite verb right after ``toks[k]`` (an adverb may stand between): "they can", "it really costs"."""
+    for j in range(k + 1, min(k + 3, len(toks))):
+        low = toks[j].lower()
+        if low in AUX or low in NEG_AUX or low in NEG_AUX_BARE or (looks_verb(toks[j]) and not toks[j][:1].isupper()):
+            return True
+        if low not in ECHO_ADVERBS and low not in {"also", "only", "never", "always", "now", "usually", "still"}:
+            return False
+    return False
+
+
+def _expletive(toks: list[str], k: int) -> bool:
+    """An "it" that points at nothing: "It depends", "It is possible to ...", "It's not true that ..."."""
+    nxt = [t.lower() for t in toks[k + 1: k + 6]]
+    if toks[k].lower() != "it" and not toks[k].lower().startswith("it'"):
+        return False
+    if nxt and nxt[0] in _EXPLETIVE_VERBS:
+        return True
+    return any(w in _CLAUSE_WORDS for w in nxt[:5]) and (toks[k].lower().startswith("it'") or (
+        nxt and (nxt[0] in BE or nxt[0] in NEG_AUX)))
+
+
+def resolve_pronouns(sentence: str, referents: list[str]) -> str | None:
+    """The sentence with its pronoun subjects ("they", "it", "he", "she") and its object pronouns after a verb
+    ("return it") read as the first referent that agrees in number, its reply words left out; None when it has no
+    such pronoun or no referent agrees.
+
+    "They can be returned within 30 days." claims nothing a model can check: any context that says anything can be
+    returned within 30 days entails it. Under "Can gift cards be returned?" it claims that gift cards can.
+
+    >>> resolve_pronouns("Yes, they can be returned within 30 days.", ["gift cards"])
+    'Gift cards can be returned within 30 days.'
+    >>> resolve_pronouns("It costs $25 per month.", ["gift cards", "the Basic plan"])
+    'The Basic plan costs $25 per month.'
+    >>> resolve_pronouns("You can return it within 30 days.", ["a gift card"])
+    'You can return a gift card within 30 days.'
+    >>> resolve_pronouns("It depends on the item.", ["the plan"]) is None
+    True
+    """
+    text = sentence.strip().replace("\u2019", "'")
+    lead = _REPLY_LEAD.match(text)
+    if lead and lead.end() < len(text):
+        text = text[lead.end():]
+    spans = [(m.group(), m.start(), m.end()) for m in TOKEN.finditer(text)]
+    toks = [t for t, _, _ in spans]
+    edits: list[tuple[int, int, str]] = []
+    for k, (tok, start, end) in enumerate(spans):
+        low = tok.lower()
+        m = re.fullmatch(r"(they|it|he|she)('s|'re|'ve|'ll|'d)", low)
+        base, contraction = (m.group(1), m.group(2)) if m else (low, None)
+        if base in _SUBJECT_PRONOUNS and (contraction or _verb_after(toks, k)):
+            if base == "it" and _expletive(toks, k):
+                continue
+            kind = _SUBJECT_PRONOUNS[base]
+        elif low in _OBJECT_PRONOUNS and k > 0 and looks_verb(toks[k - 1]) and toks[k - 1].lower() not in BE:
+            kind = _OBJECT_PRONOUNS[low]
+        else:
+            continue
+        referent = next((r for r in referents if _agrees(r, kind)), None)
+        if referent is None:
+            return None
+        words = referent.split()
+        if start == 0:
+            words[0] = words[0][:1].upper() + words[0][1:]
+        elif words[0].lower() in DETERMINERS:
+            words[0] = words[0].lower()
+        replacement = " ".join(words) + (" " + _CONTRACTED[contraction] if contraction else "")
+        edits.append((start, end, replacement))
+    if not edits:
+        return None
+    for start, end, replacement in reversed(edits):
+        text = text[:start] + replacement + text[end:]
+    text = text.strip()
+    return text[:1].upper() + text[1:]
+
+
+_ABOUT_TOPIC = re.compile(r"(?i)\b(?:about|regarding|concerning)\s+(?P<np>[^?.!,;:]+)")
+
+
+def question_referents(question: str) -> list[str]:
+    """What a pronoun of the answer may point at in the question: its subject, its object, the topic it asks about
+    ("How much does the Basic plan cost?" -> ["the Basic plan"]; "Can I return a gift card?" -> ["a gift card"];
+    "Tell me about gift cards." -> ["gift cards"])."""
+    q = question.strip().replace("\u2019", "'")
+    if not q:
+        return []
+    out: list[str] = []
+    toks = tokenize(q.rstrip("?!. "))
+    first = toks[0].lower() if toks else ""
+    clause_q = q
+    if first in WH:
+        # "How much does the Basic plan cost?" -> "does the Basic plan cost?"; "What is the return policy?" -> X
+        k = next((i for i, t in enumerate(toks) if t.lower() in AUX or t.lower() in NEG_AUX), None)
+        if k is not None and toks[k].lower() in BE and first in ("what", "who", "which") and k == 1:
+            np = [t for t in toks[k + 1:] if t not in ("?", ".", "!")]
+            if np and (np[0].lower() in DETERMINERS or np[0][:1].isupper() or not looks_verb(np[0])) and \
+                    not re.search(r"[a-z]{2,}(ed|en)$", np[0].lower()):
+                out.append(join_tokens(_person(np)))
+            k = None
+        # "Which plan has phone support?": the wh-phrase is the subject the answer names, not a referent
+        clause_q = " ".join(toks[k:]) + "?" if k is not None and (k == 1 or first == "how") else ""
+    parts = _split_question(clause_q) if clause_q else None
+    if parts is not None:
+        _, _, subject, rest = parts
+        out.append(join_tokens(_person(subject)))
+        if rest and (looks_verb(rest[0]) or rest[0].lower() in VERBS) and rest[0].lower() not in BE:
+            obj: list[str] = []
+            for t in rest[1:]:
+                if t.lower() in PREPOSITIONS or not t[:1].isalnum() or t.lower() in AUX:
+                    break
+                obj.append(t)
+            if obj and not looks_verb(obj[0]):
+                out.append(join_tokens(_person(obj)))
+    m = _ABOUT_TOPIC.search(q)
+    if m:
+        out.append(m.group("np").strip())
+    return [r for r in out if _number(tokenize(r)) is not None]
 
 
 #: the longest subject read by :func:`claim_subject`, in tokens
@@ -389,6 +613,37 @@ def claim_subject(sentence: str) -> str | None:
             words[0].lower() in PREPOSITIONS or words[0].lower() in {"if", "when", "while", "although", "because"}:
         return None
     return join_tokens(subject)
+
+
+def claim_object(sentence: str) -> str | None:
+    """The noun phrase right after a claim's verb ("items" in "You can return items within 30 days.", "phone
+    support" in "The Pro plan includes phone support."), or None (a pronoun, a number, a preposition first)."""
+    toks = tokenize(sentence)
+
+    def verb(tok: str) -> bool:
+        low = tok.lower()
+        return low in AUX or low in NEG_AUX or low in NEG_AUX_BARE or (looks_verb(tok) and not tok[:1].isupper())
+
+    k = next((i for i in range(1, len(toks)) if verb(toks[i])), None)
+    if k is None:
+        return None
+    while k < len(toks) and (verb(toks[k]) or toks[k].lower() in {"not", "also", "only", "still", "really", "never",
+                                                                 "be", "been", "being"}):
+        k += 1
+    phrase: list[str] = []
+    while k < len(toks) and toks[k][:1].isalpha() and toks[k].lower() not in PREPOSITIONS and \
+            toks[k].lower() not in AUX and toks[k].lower() not in {"and", "or", "but", "that", "which", "who", "if"}:
+        phrase.append(toks[k])
+        k += 1
+    if not phrase or phrase[0].lower() in PRONOUNS or phrase[0].lower() in _NOT_OBJECTS or \
+            len(phrase) > SUBJECT_MAX_TOKENS:
+        return None
+    return join_tokens(phrase)
+
+
+#: words after a verb that are no noun phrase a pronoun could point at
+_NOT_OBJECTS = frozenset("today tomorrow yesterday tonight now here there then soon later again away back home "
+                         "free available possible open closed".split())
 
 
 def claim_names(sentence: str) -> list[str]:
@@ -423,12 +678,17 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
     if i < n and tokens[i][:1].isupper():
         j = i
         while j < n and (tokens[j][:1].isupper() or (tokens[j].lower() in {"of", "the", "and", "de", "'s"}
-                                                      and j + 1 < n and tokens[j + 1][:1].isupper())):
+                                                      and j + 1 < n and tokens[j + 1][:1].isupper())
+                         or (tokens[j] == "." and tokens[j - 1] in _TITLES)):  # "Dr. Smith"
             j += 1
         if j < n and tokens[j].lower() == "'s":  # possessive: "Einstein 's theory"
             return _subject_end(tokens[j + 1:], aux_kind) + j + 1 if j + 1 < n else j + 1
         if j < n and tokens[j - 1].lower().endswith("'s"):  # possessive: "Acme's headquarters"
             return j + _subject_end(tokens[j:], aux_kind)
+        if i > 0 and j < n and tokens[i - 1].lower() in DETERMINERS:
+            # "the Basic plan": a determiner, a name and the common nouns it qualifies (up to the verb)
+            while j + 1 < n and _noun_here(tokens, j, aux_kind):
+                j += 1
         return j
     # a common noun phrase: words up to a boundary (preposition, determiner, participle, known verb, "be", ...)
     j = i
@@ -437,9 +697,10 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
         if j > start and (low in PREPOSITIONS or low in DETERMINERS or low in BOUNDARY_WORDS or low in AUX
                           or low in NEG_AUX or not re.match(r"[A-Za-z]", low)):
             break
-        if j > start and aux_kind != "be" and low in VERBS:
+        if j > start and aux_kind != "be" and low in VERBS and not _verb_follows(tokens, j):
             break
-        if j > start and aux_kind == "be" and re.search(r"[a-z]{2,}(ed|en|ing)$", low) and low not in VERBS:
+        if j > start and aux_kind == "be" and re.search(r"[a-z]{2,}(ed|en|ing)$", low) and low not in VERBS and \
+                j + 2 != n:  # "Is standard shipping free?": the word before the last one is no participle
             break
         j += 1
     if j == n or (j < n and tokens[j].lower() in PREPOSITIONS and aux_kind == "be" and j - start > 1):
@@ -450,6 +711,26 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
         if aux_kind != "be" and j - start >= 2:
             return start + 1  # "Does the warranty cover ...": a determiner and one noun
     return max(j, start + 1)
+
+
+_TITLES = frozenset("Dr Mr Mrs Ms Mx Prof St Sr Jr Gen Col Capt Lt Sgt Rev Hon".split())
+
+
+def _verb_follows(tokens: list[str], j: int) -> bool:
+    """A verb right after ``tokens[j]``: then ``tokens[j]`` is a noun that looks like a verb ("the Basic plan
+    include ...", "the return policy cover ...")."""
+    return j + 1 < len(tokens) and (tokens[j + 1].lower() in VERBS or (
+        looks_verb(tokens[j + 1]) and tokens[j + 1].lower() not in BE and tokens[j + 1].lower() not in AUX))
+
+
+def _noun_here(tokens: list[str], j: int, aux_kind: str) -> bool:
+    """``tokens[j]`` continues a noun phrase: a lower-case word that is no preposition, determiner, auxiliary or (in a
+    do/modal question) the verb."""
+    low = tokens[j].lower()
+    if not re.fullmatch(r"[a-z][a-z-]*", low) or low in PREPOSITIONS or low in DETERMINERS or low in BOUNDARY_WORDS \
+            or low in AUX or low in NEG_AUX:
+        return False
+    return aux_kind == "be" and j + 1 < len(tokens) or (low not in VERBS or _verb_follows(tokens, j))
 
 
 def _person(tokens: list[str]) -> list[str]:

@@ -220,8 +220,13 @@ class ReaderFaithfulnessCheck(FaithfulnessCheck):
         check_sizes(question, contexts, response, self.config)
         rq, rc, rr = self.reader.question(question), self.reader.contexts(contexts), self.reader.text(response)
         before = self.reader.text(preceding).text if preceding else ""
+        # a stream checks the sentence after a title apart from it: the title line as sent (its marks are gone once
+        # rendered) is what a pronoun there may point at ("### Gift cards" ... "They can be returned.")
+        lines = [line for line in preceding.split("\n") if line.strip()]
+        ended = "\n" in preceding[len(preceding.rstrip()):]
+        lead = label_title(lines[-1]) if lines and ended else None
         result = super().run(rq.text, [c.text for c in rc], rr.text, preceding=before,
-                             titles=titles or _titles(rr, rq, rc))
+                             titles=titles or _titles(rr, rq, rc), preceding_title=lead)
         return _in_source(result, rr, rc)
 
 

@@ -20,6 +20,7 @@ result types live).
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -31,12 +32,18 @@ from guardrail.checks.calibration import Calibrator
 from guardrail.checks.claims import (
     AnswerClaim,
     answer_claim,
+    claim_object,
+    claim_subject,
     echoed_subject,
+    framed_claim,
     is_elliptical,
     makes_claim,
+    negate,
     polarity,
     pronoun_ellipsis,
+    question_referents,
     resolve_ellipsis,
+    resolve_pronouns,
     split_claims,
     yes_no_answer,
     yes_no_statement,
@@ -177,6 +184,28 @@ def _stated(sentence: str) -> str:
     return rest[:1].upper() + rest[1:] if value is not None and rest else sentence.strip()
 
 
+def _title_words(text: str) -> str | None:
+    """A title's words as a noun phrase ("### Basic plan" -> "Basic plan"), or None when it is no short phrase."""
+    core = re.sub(r"^[\s#>*_\-\d.)]+|[\s*_:#.]+$", "", text)
+    return core if 0 < len(core.split()) <= 6 and "?" not in core else None
+
+
+def _named_in(claim: str) -> list[str]:
+    """The subject and the object of a claim, what a pronoun after it may point at."""
+    return [r for r in (claim_subject(claim), claim_object(claim)) if r]
+
+
+def _referents(text: str, named: str | None, title: str | None, said: list[str], asked: list[str]) -> list[str]:
+    """What a pronoun of ``text`` may point at, nearest first: what a short question or a title just before it named,
+    the subject (then the object) of the claim before it, what the user's question names. A sentence that opens
+    with a yes/no word answers the user's question: its pronoun points at what the question names first ("Items can
+    be returned. Yes, they can be returned too." under "Can gift cards be returned?")."""
+    near = [r for r in (named, title) if r]
+    if asked and polarity(text)[0] is not None:
+        return near + asked + said
+    return near + said + asked
+
+
 class FaithfulnessCheck:
     """Scores a response against its contexts with an NLI model.
 
@@ -220,7 +249,8 @@ class FaithfulnessCheck:
         return float(self.nli.metadata.get("threshold", 0.5))
 
     def _items(self, question: str, response: str, hyp_budget: int, preceding: str = "",
-               titles: Callable[[int, int], bool] | None = None) -> list[ResponseItem]:
+               titles: Callable[[int, int], bool] | None = None,
+               preceding_title: str | None = None) -> list[ResponseItem]:
         cfg = self.config
         tok = self.nli.tokenizer
         spans = split_sentences(response)
@@ -240,17 +270,43 @@ class FaithfulnessCheck:
         # an answer that makes no claim at all ("Great question! Absolutely!") answers a yes/no question with its
         # yes/no words; beside a claim, "Sure!" is a pleasantry and the claim is what is judged
         claimless = not any(makes_claim(span.of(response)) for span in pieces)
+        # what a pronoun may point at ("They can be returned." under "Can gift cards be returned?"): a title or a
+        # short question just before it, the subject of the claim before it, else what the user's question names
+        asked = question_referents(q) if q and cfg.answer_claims else []
+        title = _title_words(preceding_title) if preceding_title else None
+        last_claim = next((_stated(sp.of(preceding)) for sp in reversed(before) if makes_claim(sp.of(preceding))), None)
+        said = _named_in(last_claim) if last_claim else []
         for span in pieces:
             text = span.of(response)
             prior, previous = previous, text
+            title_before, title = title, None
+            if items and items[-1].check and not items[-1].fragment:
+                said = _named_in(items[-1].hypothesis) or said
             if is_refusal(text):  # "I could not find that in the documents.": an honest refusal claims nothing
                 items.append(ResponseItem(span, text, text, False, False))
                 continue
             if titles is not None and titles(span.start, span.end):  # "### Return policy", a source's link
                 items.append(ResponseItem(span, text, text, False, False))
                 previous = prior
+                title = _title_words(text)
                 continue
             pronoun = pronoun_ellipsis(text)
+            reply_rest = ""
+            named = echoed_subject(prior) if prior else None
+            if pronoun is None and prior and prior.rstrip().endswith("?") and cfg.answer_claims:
+                # a reply to a question the answer asks itself: "Gift cards? Yes." claims what "Gift cards too."
+                # claims; "Are gift cards excluded? No." claims "Gift cards are not excluded."
+                value, rest = polarity(text)
+                if value is not None and (not is_claim(rest) or is_elliptical(rest)):
+                    own = yes_no_statement(prior, value) if named is None else None
+                    if own is not None and not is_claim(rest) and tok.count(own) <= hyp_budget:
+                        if items and items[-1].text == prior:  # the question claims nothing: its answer is judged
+                            last = items[-1]
+                            items[-1] = ResponseItem(last.span, last.text, last.text, False, False)
+                        items.append(ResponseItem(span, text, own, True, True, claim=True))
+                        continue
+                    if named is not None:
+                        pronoun, reply_rest = value, rest.strip()
             if pronoun is not None:
                 # "Those too." claims what was said before of what the pronoun points at: the subject a short
                 # question just named ("Items can be returned within 30 days. Gift cards? Those too." -> "Gift cards
@@ -266,6 +322,8 @@ class FaithfulnessCheck:
                     for base in (said, yes_no_statement(q, True) if q else None):
                         if base is not None and stated is None:
                             stated = resolve_ellipsis(base, f"{named} too." if pronoun else f"Not {named}.")
+                    if stated is not None and reply_rest:  # "Gift cards? Yes, within 30 days."
+                        stated = resolve_ellipsis(stated, reply_rest) or f"{stated} {reply_rest}"
                 elif q:
                     stated = yes_no_statement(q, pronoun)
                 if stated is not None and tok.count(stated) <= hyp_budget:
@@ -278,6 +336,27 @@ class FaithfulnessCheck:
                 made_text = resolve_ellipsis(prior, text) or f"{prior} {text}"
                 if tok.count(made_text) <= hyp_budget:
                     items.append(ResponseItem(span, text, made_text, True, False, claim=True))
+                    continue
+            framed = framed_claim(text)
+            if framed is not None:
+                # "It is not true that gift cards cannot be returned." claims that they can: never a yes/no echo
+                claim_text, asserted = framed
+                stated = claim_text if asserted else negate(claim_text)
+                if stated is None:  # no auxiliary to flip: read as written
+                    items.append(ResponseItem(span, text, text, True, False, claim=True))
+                    continue
+                stated = resolve_pronouns(stated, _referents(text, named, title_before, said, asked)) or stated
+                stated = stated[:1].upper() + stated[1:]
+                if tok.count(stated) <= hyp_budget:
+                    items.append(ResponseItem(span, text, stated, True, False, claim=True))
+                    continue
+            if cfg.answer_claims and not text.rstrip().endswith("?") and not yes_no_answer(text):
+                # "Yes, they can be returned within 30 days." under "Can gift cards be returned?" claims that gift
+                # cards can: a pronoun is read as what it points at (alone, any context about anything returnable
+                # within 30 days would entail it)
+                resolved = resolve_pronouns(text, _referents(text, named, title_before, said, asked))
+                if resolved is not None and tok.count(resolved) <= hyp_budget:
+                    items.append(ResponseItem(span, text, resolved, True, False, claim=True))
                     continue
             short = len(pieces) == 1 and len(words(text)) <= cfg.short_answer_words
             # "Yes, they can." is no claim alone: it is checked as the answer to the question, wherever it stands
@@ -324,18 +403,19 @@ class FaithfulnessCheck:
         return self.config
 
     def run(self, question: str, contexts: Sequence[str], response: str, *, preceding: str = "",
-            titles: Callable[[int, int], bool] | None = None) -> FaithfulnessResult:
+            titles: Callable[[int, int], bool] | None = None, preceding_title: str | None = None) -> FaithfulnessResult:
         """Check ``response`` (``preceding``: the answer's text before it, when it is a part of a streamed answer: a
         sentence with no verb of its own, "Gift cards too.", is read after the sentence before it; ``titles``: which
         spans of ``response`` are titles that claim nothing in the text as sent, a heading or a source's link, see
-        :class:`~guardrail.checks.evaluator.ReaderFaithfulnessCheck`)."""
+        :class:`~guardrail.checks.evaluator.ReaderFaithfulnessCheck`; ``preceding_title``: the title that ends
+        ``preceding``, which a pronoun of ``response``'s first sentence may point at)."""
         cfg = self._config()
         _validate(question, contexts, response, cfg)
         tok = self.nli.tokenizer
         max_len = self.nli.max_length
         special = tok.special_tokens(pair=True)
         hyp_budget = max(8, (max_len - special) // 2)
-        items = self._items(question, response, hyp_budget, preceding, titles)
+        items = self._items(question, response, hyp_budget, preceding, titles, preceding_title)
         checked = [it for it in items if it.check]
         hyp_tokens = tok.count_many([it.hypothesis for it in checked]) if checked else [0]
         # a few tokens of slack: joined sentences can tokenize slightly longer than their parts

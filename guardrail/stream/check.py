@@ -32,7 +32,7 @@ import numpy as np
 from guardrail.checks.evaluator import CheckTimings, Evaluation, Evaluator
 from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
 from guardrail.checks.relevance import RetrievalRelevance
-from guardrail.checks.claims import is_elliptical, makes_claim, pronoun_ellipsis, yes_no_only
+from guardrail.checks.claims import makes_claim, yes_no_answer, yes_no_only, yes_no_statement
 from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_fails, streams_hold_to_end
 from guardrail.errors import OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
@@ -254,8 +254,20 @@ class StreamGuard:
             return self._check_whole(sentences) if final else ""
         end = self.released
         pending: list[Sentence] = []  # claimless sentences after a bare yes/no word ("Absolutely!"): read later
-        for s in sentences:
-            if pending or yes_no_only(s.text):
+        sentences = list(sentences)
+        for k, s in enumerate(sentences):
+            if s.text.rstrip().endswith("?") and yes_no_statement(s.text, True) is not None:
+                # a yes/no question of the answer's own ("Can gift cards be returned?") claims nothing when a reply
+                # follows ("No."): the reply is judged as its answer. Held (unreleased) until the sentence after it
+                # completes; judged as written when no reply follows
+                after = sentences[k + 1] if k + 1 < len(sentences) else None
+                if after is None and not final:
+                    break
+                if after is not None and yes_no_answer(after.text):
+                    continue
+            # a bare "Yes." right after a question of the answer's own ("Gift cards? Yes.") answers that question: it
+            # is judged now, never taken for a pleasantry
+            if pending or (yes_no_only(s.text) and not self.text[: s.start].rstrip().endswith("?")):
                 if makes_claim(s.text):  # a claim follows: "Sure!" was a pleasantry, the claim is what is judged
                     pending = []
                 else:
@@ -304,10 +316,11 @@ class StreamGuard:
                 return self._retrieval_passes()
             t0 = time.perf_counter()
             evaluator.validate(self.question, self.contexts, sentence)
-            # a verbless sentence ("Gift cards too.", "Those too.") is read after the sentence before it: the answer
-            # before it goes too
-            run = functools.partial(check.run, preceding=self.text[max(0, offset - 2000) : offset]) \
-                if offset and (is_elliptical(sentence) or pronoun_ellipsis(sentence) is not None) else check.run
+            # a sentence is read after the answer before it: a verbless one ("Gift cards too.", "Those too.") claims
+            # what the sentence before it claims, a pronoun points at what was named before it ("### Gift cards" ...
+            # "They can be returned."), a reply answers the question just asked ("Gift cards? Yes.")
+            run = functools.partial(check.run, preceding=self.text[max(0, offset - 2000) : offset]) if offset \
+                else check.run
             result: FaithfulnessResult = self._score(run, self.question, self.contexts, sentence)
             tally.faithfulness_s += time.perf_counter() - t0
         except Exception as exc:  # noqa: BLE001 - logged, counted and applied per on_error at the end

@@ -69,6 +69,9 @@ class Decoder:
 
     def decode(self, data: bytes) -> bytes:
         if self._z is None or not data:
+            self._out += len(data)  # an uncompressed answer has the same bound as one that inflates
+            if self._out > self.limit:
+                raise UnreadableError(f"the answer is over {self.limit:,} bytes")
             return data
         if self._z.eof:  # bytes after the end of the compressed data
             return self._after_end(data)

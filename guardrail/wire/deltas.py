@@ -118,6 +118,9 @@ def read_deltas(payload: Any, echo: f.Echo = None) -> list[Delta]:
         else:
             f.check(choice, where, CHOICE_FIELDS, echo)
             text = ""
+        if any(d.index == index for d in out):
+            raise UnreadableError(f"{where} repeats choice {index} in one stream event: a client that reads "
+                                  "choices[0] and one that reads by index would show different answers")
         out.append(Delta(index, text, finish, tuple(raw), trace=trace))
     if {"delta", "text"} <= shapes:
         raise UnreadableError("a stream event mixes chat deltas and completion texts (two answer shapes at once)")
@@ -130,8 +133,11 @@ class DeltaReader:
     repeated by a Responses event adds only what was not streamed (and a text that disagrees with what was streamed
     is unreadable); a stream that changes shape is unreadable."""
 
-    def __init__(self, echo: f.Echo = None) -> None:
+    def __init__(self, echo: f.Echo = None, choices: int | None = None) -> None:
         self.echo = echo
+        #: how many answers the request asked for (its ``n``; None: not known). A client that reads ``choices[0]``
+        #: of every event (the openai SDK's own loop, LangChain) shows any other index as part of the one answer
+        self.choices = choices
         self._readers: dict[tuple[int, Any], ArgumentsReader] = {}
         self._seen: set[int] = set()  # choices that have had text
         self._so_far: dict[tuple[int, Any], str] = {}  # keyed text (and raw arguments) streamed so far
@@ -146,6 +152,12 @@ class DeltaReader:
             self._shapes.add(kind)
             if len(self._shapes) > 1:
                 raise UnreadableError("the stream mixes chat chunks and Responses events (two answer shapes at once)")
+        if self.choices is not None and kind == "chunk":
+            for d in deltas:
+                if d.index >= self.choices:
+                    raise UnreadableError(
+                        f"a stream event carries choice {d.index} of an answer the request asked {self.choices} "
+                        "choice(s) of: a client that reads choices[0] of every event would show it as the answer")
         out = []
         for d in deltas:
             text: list[str] = [] if d.keyed else [d.text]
