@@ -47,6 +47,7 @@ checked and go out decoded (without ``Content-Encoding``).
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -260,6 +261,10 @@ class GuardrailMiddleware:
         # the app sees the one spelling that was matched: what it routes is what was guarded
         app_path = path if str(scope.get("path", "")).startswith(str(scope.get("root_path", ""))) else routed
         scope = {**scope, "path": app_path, "raw_path": encode_path(path).encode("ascii")}
+        extensions = scope.get("extensions")
+        if isinstance(extensions, dict) and any(e in extensions for e in _FILE_SENDS):
+            # a file sent by path or descriptor would reach the server unread: the app is offered body messages only
+            scope["extensions"] = {k: v for k, v in extensions.items() if k not in _FILE_SENDS}
         await _Exchange(self, scope, receive, send).run()
 
 
@@ -284,6 +289,28 @@ async def _refuse(send: Send, status: int, message: str, code: str,
                                  list(extra))
     await send(start)
     await send(body)
+
+
+#: ASGI extensions that send a response body from a file (by path, or by descriptor) past the app's body messages
+_FILE_SENDS = ("http.response.pathsend", "http.response.zerocopysend")
+_FILE_PIECE = 1 << 16
+
+
+def _file_pieces(message: Message) -> list[tuple[bytes, bool]]:
+    """The bytes a ``pathsend`` / ``zerocopysend`` message asks the server to send, in pieces (last one marked),
+    bounded by the answer limit (the responder refuses a body over it)."""
+    limit = wire.MAX_BODY_BYTES + 1
+    if message["type"] == "http.response.pathsend":
+        with open(message["path"], "rb") as f:
+            data = f.read(limit)
+    else:
+        fd = message["file"].fileno() if hasattr(message["file"], "fileno") else int(message["file"])
+        count = message.get("count")
+        offset = message.get("offset")
+        want = limit if count is None else min(int(count), limit)
+        data = os.pread(fd, want, int(offset)) if offset is not None else os.read(fd, want)
+    pieces = [data[i:i + _FILE_PIECE] for i in range(0, len(data), _FILE_PIECE)] or [b""]
+    return [(p, k == len(pieces) - 1) for k, p in enumerate(pieces)]
 
 
 class _Exchange:
@@ -384,6 +411,12 @@ class _Exchange:
                 self.first_byte = self.elapsed()
             assert self.responder is not None, "http.response.body before http.response.start"
             await self.responder.body(message.get("body", b""), message.get("more_body", False))
+        elif message["type"] in _FILE_SENDS:
+            # not offered on a guarded route (see above), sent all the same: the file is read and checked as a body
+            assert self.responder is not None, f"{message['type']} before http.response.start"
+            more = bool(message.get("more_body", False))
+            for piece, last in await asyncio.to_thread(_file_pieces, message):
+                await self.responder.body(piece, more or not last)
         else:
             await self.send(message)
 

@@ -29,17 +29,19 @@ Needs ``guardrail[langchain]`` (``langchain-core``).
 from __future__ import annotations
 
 import itertools
+import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from guardrail.errors import GuardrailBlocked, MissingDependencyError
+from guardrail import wire
+from guardrail.errors import GuardrailBlocked, MissingDependencyError, UnreadableError
 from guardrail.guard import Guard
 from guardrail.stream.release import AsyncGatedStream, GatedStream, Reading, ReleaseGate
 from guardrail.telemetry import Telemetry
-from guardrail.verdict import Verdict
+from guardrail.verdict import Timings, Verdict
 
 try:
     from langchain_core.callbacks import (AsyncCallbackManagerForChainRun, BaseCallbackHandler, BaseCallbackManager,
@@ -60,20 +62,119 @@ def _texts(docs: Any) -> list[str]:
     return out
 
 
-def _piece_text(value: Any) -> str:
-    """The text of an answer value: a string, a message (chunk) whose ``content`` is a string or a list of content
-    blocks (strings and ``{"type": "text", "text": ...}``; other blocks hold no answer text), or a ``GenerationChunk``
-    (``text``)."""
-    content = getattr(value, "content", value)
-    if isinstance(content, str):
-        return content
+#: content blocks whose ``text`` is answer text (LangChain merges streamed blocks by ``index`` whatever their type)
+_TEXT_BLOCKS = frozenset({None, "text", "text_delta", "output_text"})
+#: content blocks of a reasoning trace: text a client may show that is not the answer
+_TRACE_BLOCKS = frozenset({"reasoning", "thinking", "reasoning_content"})
+#: fields of a LangChain message that are not shown as the answer (ids, token counts, provider metadata)
+_MESSAGE_META = frozenset({"id", "name", "type", "example", "response_metadata", "usage_metadata", "role",
+                           "chunk_position", "lc", "lc_kwargs"})
+
+
+def _block_trace(block: dict[str, Any]) -> str:
+    parts = [block.get(k) for k in ("reasoning", "thinking", "text")]
+    summary = block.get("summary")
+    if isinstance(summary, list):
+        parts += [s.get("text") if isinstance(s, dict) else s for s in summary]
+    return "".join(p for p in parts if isinstance(p, str))
+
+
+#: media content blocks, and the fields of theirs that hold data or an address, never prose a client shows
+_MEDIA_BLOCKS = frozenset({"image_url", "image", "file", "audio", "video", "input_image", "input_audio"})
+_MEDIA_FIELDS = frozenset({"type", "url", "data", "mime_type", "source_type", "id", "detail", "format", "base64",
+                           "file_id", "filename", "index", "image_url", "input_audio", "source", "media_type"})
+
+
+def _media_only(block: Any) -> bool:
+    """A media block whose strings are all data, addresses or ids (an ``alt`` text or a caption is not)."""
+    if not isinstance(block, dict) or block.get("type") not in _MEDIA_BLOCKS:
+        return False
+    stack: list[Any] = [block]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, val in node.items():
+                if key not in _MEDIA_FIELDS and not (isinstance(val, str) and wire.is_atom(val)):
+                    return False
+                stack.append(val)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return True
+
+
+def _openai_message(value: Any, *, streamed: bool) -> dict[str, Any]:
+    """A LangChain message (chunk) as the OpenAI message (delta) it stands for, so that :mod:`guardrail.wire` reads it
+    as the gateway reads an answer: every text a client may show (content strings and text blocks of any type that
+    LangChain merges into text, tool calls and their streamed argument pieces, ``additional_kwargs`` such as a
+    refusal or a function call), a reasoning trace as a trace, and a field or block it does not know to be text-free
+    as unreadable."""
+    message: dict[str, Any] = {}
+    content = getattr(value, "content", None)
+    trace: list[str] = []
     if isinstance(content, list):
-        return "".join(b if isinstance(b, str) else b["text"] if isinstance(b, dict) and b.get("type") == "text"
-                       and isinstance(b.get("text"), str) else "" for b in content)
+        parts: list[Any] = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append({"type": "text", "text": block})
+            elif isinstance(block, dict) and block.get("type") in _TRACE_BLOCKS:
+                trace.append(_block_trace(block))
+            elif isinstance(block, dict) and block.get("type") in _TEXT_BLOCKS and "text" in block:
+                # as a text part; its other fields go along (the reader decides: prose it does not read is unreadable)
+                parts.append({**{k: v for k, v in block.items() if k not in ("index", "id")}, "type": "text"})
+            elif isinstance(block, dict) and block.get("type") == "tool_use":
+                args = block.get("input", block.get("partial_json", ""))
+                message.setdefault("tool_calls", []).append({
+                    "index": block.get("index", 0), "id": block.get("id"), "type": "function",
+                    "function": {"name": block.get("name"), "arguments": args if isinstance(args, str)
+                                 else json.dumps(args)}})
+            elif _media_only(block):
+                continue  # an image, a file: its data and address are no answer text
+            else:
+                parts.append(block)  # the reader decides (text it does not know is unreadable)
+        message["content"] = parts
+    elif content is not None:
+        message["content"] = content
+    extra = dict(getattr(value, "additional_kwargs", None) or {})
+    calls = list(getattr(value, "tool_call_chunks", None) or []) if streamed else \
+        list(getattr(value, "tool_calls", None) or []) + list(getattr(value, "invalid_tool_calls", None) or [])
+    if calls:
+        extra.pop("tool_calls", None)  # the provider's raw copy of the same calls
+        for k, call in enumerate(calls):
+            args = call.get("args")
+            message.setdefault("tool_calls", []).append({
+                "index": call.get("index", k) if streamed else k, "id": call.get("id"), "type": "function",
+                "function": {"name": call.get("name"), "arguments": args if isinstance(args, str) or args is None
+                             else json.dumps(args)}})
+    for key, val in extra.items():
+        if key in ("reasoning_content", "reasoning"):
+            trace.append(val if isinstance(val, str) else json.dumps(val))
+        elif key not in _MESSAGE_META:
+            message[key] = val
+    if trace:
+        message["reasoning_content"] = "".join(trace)
+    return message
+
+
+def _piece_text(value: Any) -> str:
+    """The answer text of a value that is only text: a string or a ``GenerationChunk`` (``text``); UnreadableError
+    for any other value (a message is read by :func:`_message_text`)."""
+    if isinstance(value, str):
+        return value
     text = getattr(value, "text", None)
-    if isinstance(text, str):
+    if isinstance(text, str) and not hasattr(value, "content"):
         return text
-    raise TypeError(f"an answer must be text, a message or a GenerationChunk, got {type(value).__name__}")
+    raise UnreadableError(f"the answer is {type(value).__name__}, not text, a message or a GenerationChunk "
+                          "(a structured output is not read: guard the text it is made from)")
+
+
+def _message_text(value: Any) -> str:
+    """Every answer text of a whole answer (a string, a message, a GenerationChunk), read as the gateway reads a chat
+    completion; UnreadableError for what it cannot read (a trace with no answer, a field it does not know...)."""
+    if isinstance(value, str) or not hasattr(value, "content"):
+        return _piece_text(value)
+    body = {"object": "chat.completion", "choices": [
+        {"index": 0, "message": {"role": "assistant", **_openai_message(value, streamed=False)}, "finish_reason": "stop"}]}
+    return "".join(text for _, text in wire.iter_texts(wire.read_answers(body)))
 
 
 def _cut_piece(value: Any, text: str) -> Any:
@@ -106,12 +207,21 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
         if not isinstance(out, dict) or self.answer_key not in out:
             raise TypeError(f"the chain's output must be a dict with {self.answer_key!r} (and {self.context_key!r}); "
                             f"got {type(out).__name__}: set answer_key/context_key to its keys")
-        value = out[self.answer_key]
+        return str(out.get(self.question_key, "")), _texts(out.get(self.context_key)), out[self.answer_key]
+
+    def _verdict(self, question: str, contexts: list[str], value: Any, total: float) -> Verdict:
         try:
-            answer = _piece_text(value)
-        except TypeError:
-            raise TypeError(f"the {self.answer_key!r} value must be text, got {type(value).__name__}") from None
-        return str(out.get(self.question_key, "")), _texts(out.get(self.context_key)), answer
+            answer = _message_text(value)
+        except UnreadableError as exc:  # blocked in block mode, with the reason (on_error decides)
+            return self.guard.report(self.guard.error_verdict(exc, "", timings=Timings(0.0, total, total)))
+        return self.guard.check(question, contexts, answer, time_to_first_token=total, generation=total)
+
+    async def _averdict(self, question: str, contexts: list[str], value: Any, total: float) -> Verdict:
+        try:
+            answer = _message_text(value)
+        except UnreadableError as exc:
+            return self.guard.report(self.guard.error_verdict(exc, "", timings=Timings(0.0, total, total)))
+        return await self.guard.acheck(question, contexts, answer, time_to_first_token=total, generation=total)
 
     def _apply(self, out: dict[str, Any], verdict: Verdict) -> dict[str, Any]:
         if verdict.action == "block":
@@ -133,7 +243,7 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
         out = self.chain.invoke(input, _inner(config), **kwargs) if self.chain is not None else input
         question, contexts, answer = self._parts(out)
         total = time.perf_counter() - start
-        return self._apply(out, self.guard.check(question, contexts, answer, time_to_first_token=total, generation=total))
+        return self._apply(out, self._verdict(question, contexts, answer, total))
 
     async def _ainvoke(self, input: ChainDict, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig,
                        **kwargs: Any) -> ChainDict:
@@ -141,8 +251,7 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
         out = await self.chain.ainvoke(input, _inner(config), **kwargs) if self.chain is not None else input
         question, contexts, answer = self._parts(out)
         total = time.perf_counter() - start
-        verdict = await self.guard.acheck(question, contexts, answer, time_to_first_token=total, generation=total)
-        return self._apply(out, verdict)
+        return self._apply(out, await self._averdict(question, contexts, answer, total))
 
     # ----------------------------------------------------------------- streams
     def stream(self, input: ChainDict, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[ChainDict]:
@@ -298,15 +407,47 @@ class _ChainChunks:
 
     def __init__(self, answer_key: str) -> None:
         self.answer_key = answer_key
+        self.deltas = wire.DeltaReader(choices=1)  # one per stream: tool-call arguments arrive as pieces of JSON
+        self._block = -1  # the highest content-block index streamed so far
 
     def read(self, item: ChainDict) -> Reading:
-        return Reading({0: _piece_text(item[self.answer_key])} if self.answer_key in item else {})
+        if self.answer_key not in item:
+            return Reading({})
+        value = item[self.answer_key]
+        if isinstance(value, str) or not hasattr(value, "content"):
+            return Reading({0: _piece_text(value)})
+        self._check_order(value)
+        chunk = {"object": "chat.completion.chunk", "choices": [
+            {"index": 0, "delta": _openai_message(value, streamed=True), "finish_reason": None}]}
+        deltas = self.deltas.read(chunk)
+        return Reading({0: "".join(d.text for d in deltas)}, self.deltas.holding,
+                       frozenset(d.index for d in deltas if d.trace))
+
+    def _check_order(self, value: Any) -> None:
+        """LangChain merges streamed content blocks by their ``index``: a block that goes back to a lower index would
+        be shown in another place than the guard read it."""
+        content = getattr(value, "content", None)
+        for block in content if isinstance(content, list) else []:
+            index = block.get("index") if isinstance(block, dict) else None
+            if isinstance(index, int):
+                if index < self._block:
+                    raise UnreadableError(f"a streamed content block goes back to index {index} after {self._block}: "
+                                          "merged, its text would stand elsewhere than where it was read")
+                self._block = index
 
     def shows(self, choice: int, *, final: bool = False) -> bool:
-        return True  # its items carry no reasoning trace
+        return self.deltas.shows(choice, final=final)
+
+    def flush(self) -> dict[int, str]:
+        """Text still held by unfinished tool-call arguments when the stream ends."""
+        return self.deltas.flush()
 
     def cut(self, item: ChainDict, choice: int, text: str) -> ChainDict | None:
-        piece = _cut_piece(item[self.answer_key], text)
+        value = item[self.answer_key]
+        if getattr(value, "tool_call_chunks", None) or getattr(value, "tool_calls", None) or \
+                set(getattr(value, "additional_kwargs", None) or {}) - _MESSAGE_META:
+            return None  # tool calls, a refusal...: never cut, the partial item is not delivered
+        piece = _cut_piece(value, text)  # its text (a string content) and nothing else
         return None if piece is None else {self.answer_key: piece}
 
     def stop_items(self, choices: Sequence[int], text: str | None, verdict: Verdict) -> list[ChainDict]:

@@ -115,12 +115,27 @@ class GuardedQueryEngine:
 
     @staticmethod
     def _contexts(response: Any) -> list[str]:
-        return [n.node.get_content() for n in (getattr(response, "source_nodes", None) or [])]
+        out = []
+        for n in getattr(response, "source_nodes", None) or []:
+            node = getattr(n, "node", n)  # a NodeWithScore, or a node itself
+            get = getattr(node, "get_content", None)
+            if get is None:
+                raise ConfigurationError(f"source_nodes must be NodeWithScore or nodes with get_content(), got "
+                                         f"{type(n).__name__}")
+            out.append(get())
+        return out
 
     def _apply(self, response: Any, verdict: Verdict) -> Any:
         if verdict.action == "block":
             raise GuardrailBlocked(verdict)
-        if verdict.action == "fallback":
+        if verdict.action == "fallback" and not isinstance(getattr(response, "response", None), (str, type(None))):
+            # a structured answer (PydanticResponse): the fallback is text, so it comes back as a text Response
+            from llama_index.core.base.response.schema import Response
+
+            response = Response(response=self.guard.policy.fallback_message,
+                                source_nodes=list(getattr(response, "source_nodes", None) or []),
+                                metadata=dict(getattr(response, "metadata", None) or {}))
+        elif verdict.action == "fallback":
             response.response = self.guard.policy.fallback_message
         response.metadata = {**(response.metadata or {}), "guardrail": verdict}
         return response

@@ -87,6 +87,10 @@ def _prepare(kwargs: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
         )
     if isinstance(contexts, str) or not all(isinstance(c, str) for c in contexts):
         raise ConfigurationError("contexts= must be a list of strings")
+    extra = kwargs.get("extra_body")
+    if isinstance(extra, dict) and "stream" in extra:
+        raise ConfigurationError("pass stream=True to create(), not in extra_body: the SDK would not read the answer "
+                                 "as a stream, and neither could the guard")
     if question is None:
         question = _question(kwargs.get("messages", ()))
     return question, list(contexts), kwargs
@@ -213,6 +217,18 @@ def _apply(guard: Guard, completion: Any, verdicts: list[tuple[int, Verdict]], *
     raises, a fallback replaces the failing choices (every choice, and the fields beside them, when the completion
     could not be read: ``whole``)."""
     verdict = worst([v for _, v in verdicts])
+    if not hasattr(completion, "choices"):  # the SDK handed back what it could not parse (a str): unreadable
+        if verdict.action == "block":
+            raise GuardrailBlocked(verdict)
+        if verdict.action != "fallback":
+            return completion  # on_error fail_open: as received (it cannot carry the verdict)
+        from openai.types.chat import ChatCompletion
+
+        completion = ChatCompletion.model_validate({
+            "id": "guardrail", "object": "chat.completion", "created": int(time.time()), "model": "",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": guard.policy.fallback_message},
+                         "finish_reason": "content_filter"}]})
+        verdicts = [(0, verdict)]
     failing = {pos for pos, v in verdicts if v.action == "fallback"}
     if whole and failing and verdict.action != "block":
         failing = set(range(len(completion.choices or [])))

@@ -113,7 +113,10 @@ def test_pronoun_resolution_rules() -> None:
     assert resolve_pronouns("It's free.", ["gift cards", "standard shipping"]) == "Standard shipping is free."
     assert resolve_pronouns("It depends on the order.", ["the plan"]) is None
     assert resolve_pronouns("It is possible to return them.", ["items"]) == "It is possible to return items."
-    assert resolve_pronouns("They can be returned.", ["the plan"]) is None  # nothing agrees: read as written
+    assert resolve_pronouns("They can be returned.", ["the plan", "gift cards"]) == "Gift cards can be returned."
+    assert resolve_pronouns("They can be returned.", ["the plan"]) == "The plan can be returned."  # a singular "they"
+    assert resolve_pronouns("It can be returned.", ["gift cards"]) is None  # nothing agrees: read as written...
+    assert resolve_pronouns("Yes, it can be returned.", ["gift cards"], loose=True) == "Gift cards can be returned."
 
 
 # --------------------------------------------------------------------------- frames, refusals, bare answers
@@ -325,3 +328,12 @@ def test_a_fallback_replaces_the_whole_choice(fields_server: str, evaluator: Eva
                                               extra_body={"answer": P30, "choice": {"logprobs": None}})
     assert faithful.guardrail.action == "pass" and faithful.choices[0].message.content == P30
     assert httpx.get(fields_server.replace("/v1", "/nothing")).status_code == 404  # the server is the local one
+
+
+def test_a_pronoun_after_an_ellipsis_that_is_not_rebuilt(evaluator: Evaluator) -> None:
+    """"Same." after a claim, under a question that is no yes/no question, is read as written; the pronoun after it
+    still points at the claim before it (a dev-set row once crashed here)."""
+    check = evaluator.faithfulness_check
+    assert check is not None
+    result = check.run(RETURNS, CTX, f"{P30} Same. They must be unused.")
+    assert result.sentences[-1].hypothesis == "Items must be unused."

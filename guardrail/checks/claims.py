@@ -350,7 +350,7 @@ def resolve_ellipsis(prior: str, fragment: str) -> str | None:
         # an exception to the prior sentence holds its opposite there: "Gift cards cannot be returned. Except within
         # 30 days." -> "Gift cards can be returned within 30 days."
         flipped = negate(join_tokens(ptoks))
-        return as_sentence(tokenize(flipped) + [toks[0].lower(), *toks[1:]]) if flipped else None
+        return as_sentence(tokenize(flipped.rstrip(".!")) + [toks[0].lower(), *toks[1:]]) if flipped else None
     found = claim_subject(prior)
     subject = tokenize(found) if found else _subject_of(ptoks)
     if not subject or ptoks[: len(subject)] != subject:
@@ -390,10 +390,15 @@ def negate(statement: str) -> str | None:
     toks = tokenize(statement.strip().rstrip(".!").strip())
     subject = claim_subject(statement)
     skip = len(tokenize(subject)) if subject else 1
+    if "never" in (t.lower() for t in toks[1:]):  # "Dr. Jones never works on Mondays." -> "Dr. Jones works ..."
+        k = next(i for i, t in enumerate(toks) if i and t.lower() == "never")
+        return as_sentence([*toks[:k], *toks[k + 1:]])
     for k, tok in enumerate(toks):
         low = tok.lower()
         if k < skip:
             continue
+        if low == "never":  # "Dr. Jones never works on Mondays." -> "Dr. Jones works on Mondays."
+            return as_sentence([*toks[:k], *toks[k + 1:]])
         if low in NEG_AUX or low in NEG_AUX_BARE:
             return as_sentence([*toks[:k], (NEG_AUX.get(low) or NEG_AUX_BARE[low]), *toks[k + 1:]])
         if low in AUX:
@@ -407,12 +412,19 @@ def negate(statement: str) -> str | None:
 
 #: a frame that denies the claim after it: "It is not true that X", "It's not the case that X", "Not true that X",
 #: "It is false that X", "There is no way (that) X"
+_ADVERB = r"(?:\s+(?:simply|just|certainly|definitely|absolutely|really|actually|clearly|plainly))?"
 _DENIED = re.compile(
-    r"(?i)\s*(?:(?:it|that|this)(?:'s|\s+is|\s+was)\s+not|(?:it|that|this)\s+(?:isn't|wasn't|isnt|wasnt)|not|"
-    r"(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:false|untrue|incorrect|wrong))"
+    r"(?i)\s*(?:(?:it|that|this)(?:'s|\s+is|\s+was)" + _ADVERB + r"\s+not|(?:it|that|this)\s+(?:isn't|wasn't|isnt|wasnt)|"
+    r"not|(?:it|that|this)(?:'s|\s+is|\s+was)" + _ADVERB + r"\s+(?:false|untrue|incorrect|wrong|a\s+myth|a\s+mistake|"
+    r"a\s+misconception))"
     r"(?:\s+(?:at\s+all|really|quite|entirely))?\s*(?:true|correct|right|accurate|so|the\s+case|fair\s+to\s+say)?"
     r"\s*(?:,\s*|\s+)that\s+(?P<claim>.+)"
-    r"|\s*there\s+is\s+no\s+way\s+(?:that\s+)?(?P<claim2>.+)")
+    r"|\s*there\s+is\s+no\s+way\s+(?:that\s+)?(?P<claim2>.+)"
+    r"|\s*it\s+(?:would|will)\s+be\s+(?:wrong|incorrect|false|inaccurate|a\s+mistake|misleading|untrue)\s+to\s+"
+    r"(?:say|claim|state|think|suggest|assume)\s+(?:that\s+)?(?P<claim3>.+)"
+    r"|\s*(?:nobody|no\s+one|none\s+of\s+the\s+\w+)\s+(?:says|claims|states|thinks|believes|suggests)\s+(?:that\s+)?"
+    r"(?P<claim4>.+)"
+    r"|\s*(?:i|we)\s+(?:doubt|deny|dispute)\s+(?:that\s+)?(?P<claim5>.+)")
 #: a frame that asserts the claim after it: "It is true that X", "It is the case that X"
 _AFFIRMED = re.compile(r"(?i)\s*(?:it|that|this)(?:'s|\s+is)\s+(?:true|correct|right|the\s+case|so)\s*,?\s+that\s+"
                        r"(?P<claim>.+)")
@@ -425,7 +437,8 @@ def framed_claim(sentence: str) -> tuple[str, bool] | None:
     text = sentence.strip().replace("\u2019", "'")
     m = _DENIED.fullmatch(text)
     if m:
-        return (m.group("claim") or m.group("claim2")).strip(), False
+        claim = next(g for g in (m.group(f"claim{n}") for n in ("", "2", "3", "4", "5")) if g)
+        return claim.strip(), False
     m = _AFFIRMED.fullmatch(text)
     if m:
         return m.group("claim").strip(), True
@@ -439,8 +452,8 @@ _OBJECT_PRONOUNS = {"them": "plural", "it": "singular"}
 _CONTRACTED = {"'s": "is", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would"}
 #: an "it" that points at nothing: "It depends.", "It seems ...", "It is possible to ...", "It is true that ..."
 _EXPLETIVE_VERBS = frozenset("depends depended seems seemed appears appeared looks looked means meant happens happened "
-                             "matters mattered turns turned remains follows rains snows".split())
-_CLAUSE_WORDS = frozenset("to that whether if how why when where what who which".split())
+                             "matters mattered turns turned follows rains snows".split())
+_CLAUSE_WORDS = frozenset("to that whether".split())
 #: reply words before the claim of a sentence, left out of the claim ("Yes, they can be returned." -> "Gift cards
 #: can be returned.")
 _REPLY_LEAD = re.compile(
@@ -455,7 +468,7 @@ def _number(tokens: list[str]) -> str | None:
     if not words or words[0] in PRONOUNS or words[0] in PERSON or words[0] in WH:
         return None
     head = words[-1]
-    if tokens[-1][:1].isupper() and "and" not in words:  # a name: "Dr. Jones", "Acme Widgets"
+    if len(tokens) > 1 and tokens[-1][:1].isupper() and "and" not in words:  # a name: "Dr. Jones" ("Items": no)
         return "singular"
     if "and" in words or words[0] in {"these", "those", "both", "all", "many", "several", "most", "some"} or (
             len(head) > 3 and head.endswith("s") and not head.endswith(("ss", "us", "is", "'s"))):
@@ -486,14 +499,23 @@ def _expletive(toks: list[str], k: int) -> bool:
         return False
     if nxt and nxt[0] in _EXPLETIVE_VERBS:
         return True
-    return any(w in _CLAUSE_WORDS for w in nxt[:5]) and (toks[k].lower().startswith("it'") or (
-        nxt and (nxt[0] in BE or nxt[0] in NEG_AUX)))
+    # "It is possible to ...", "It's not true that ...", "It would be best to ...": a copula, then a clause word
+    # within a few words (an adjective or a noun between)
+    contracted = toks[k].lower().startswith("it'")
+    if not contracted and not (nxt and (nxt[0] in BE or nxt[0] in NEG_AUX or nxt[0] in MODAL)):
+        return False
+    return any(w in _CLAUSE_WORDS for w in (nxt[:4] if contracted else nxt[1:5]))
 
 
-def resolve_pronouns(sentence: str, referents: list[str]) -> str | None:
-    """The sentence with its pronoun subjects ("they", "it", "he", "she") and its object pronouns after a verb
-    ("return it") read as the first referent that agrees in number, its reply words left out; None when it has no
-    such pronoun or no referent agrees.
+def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False) -> str | None:
+    """The sentence with its pronouns read as what they point at, its reply words left out; None when it has no such
+    pronoun or nothing to read it as.
+
+    Read: subjects ("they", "it", "he", "she", "these", "those", "this", "that" before a verb, "they're", "theyre"),
+    objects after a verb, a preposition or a gerund ("return it", "all of them", "returning them"), possessives
+    ("their", "its"). A pronoun takes a referent of the sentence's own before it ("If you bought gift cards, they
+    ..."), else the first of ``referents`` that agrees in number; "they" and "he"/"she" with none that agrees (a
+    singular "they"), and any pronoun of a sentence that answers the question (``loose``), take the first referent.
 
     "They can be returned within 30 days." claims nothing a model can check: any context that says anything can be
     returned within 30 days entails it. Under "Can gift cards be returned?" it claims that gift cards can.
@@ -516,17 +538,32 @@ def resolve_pronouns(sentence: str, referents: list[str]) -> str | None:
     edits: list[tuple[int, int, str]] = []
     for k, (tok, start, end) in enumerate(spans):
         low = tok.lower()
-        m = re.fullmatch(r"(they|it|he|she)('s|'re|'ve|'ll|'d)", low)
-        base, contraction = (m.group(1), m.group(2)) if m else (low, None)
+        m = re.fullmatch(r"(they|it|he|she)('s|'re|'ve|'ll|'d)|(theyre|theyll|theyve)", low)
+        base, contraction = (m.group(1), m.group(2)) if m and m.group(1) else (low, None)
+        if m and m.group(3):
+            base, contraction = "they", {"theyre": "'re", "theyll": "'ll", "theyve": "'ve"}[m.group(3)]
+        prev = toks[k - 1].lower() if k else ""
+        possessive = False
         if base in _SUBJECT_PRONOUNS and (contraction or _verb_after(toks, k)):
             if base == "it" and _expletive(toks, k):
                 continue
             kind = _SUBJECT_PRONOUNS[base]
-        elif low in _OBJECT_PRONOUNS and k > 0 and looks_verb(toks[k - 1]) and toks[k - 1].lower() not in BE:
+        elif low in _DEMONSTRATIVES and _verb_after(toks, k) and not _reply_phrase(toks, k):
+            kind = _DEMONSTRATIVES[low]
+        elif low in _OBJECT_PRONOUNS and k > 0 and (
+                (looks_verb(toks[k - 1]) and prev not in BE) or prev in PREPOSITIONS or prev == "of"
+                or prev.endswith("ing")):
+            if low == "it" and prev in PREPOSITIONS and k + 1 < len(toks) and toks[k + 1].lower() == "to":
+                continue  # "for it to be ..." is read with its verb: kept as written
             kind = _OBJECT_PRONOUNS[low]
+        elif low in _POSSESSIVES and k + 1 < len(toks) and toks[k + 1][:1].isalpha():
+            kind, possessive = _POSSESSIVES[low], True
         else:
             continue
-        referent = next((r for r in referents if _agrees(r, kind)), None)
+        own = _named_in_prefix(text[:start])
+        referent = next((r for r in own + referents if _agrees(r, kind)), None)
+        if referent is None and (loose or kind in ("plural", "person")) and (own or referents):
+            referent = (own + referents)[0]  # a singular "they"; a reply's pronoun points at what was asked
         if referent is None:
             return None
         words = referent.split()
@@ -534,7 +571,11 @@ def resolve_pronouns(sentence: str, referents: list[str]) -> str | None:
             words[0] = words[0][:1].upper() + words[0][1:]
         elif words[0].lower() in DETERMINERS:
             words[0] = words[0].lower()
-        replacement = " ".join(words) + (" " + _CONTRACTED[contraction] if contraction else "")
+        replacement = " ".join(words)
+        if possessive:
+            replacement += "'" if replacement.endswith("s") else "'s"
+        if contraction:
+            replacement += " " + _CONTRACTED[contraction]
         edits.append((start, end, replacement))
     if not edits:
         return None
@@ -542,6 +583,41 @@ def resolve_pronouns(sentence: str, referents: list[str]) -> str | None:
         text = text[:start] + replacement + text[end:]
     text = text.strip()
     return text[:1].upper() + text[1:]
+
+
+#: demonstratives before a verb ("These can be returned."), and their number
+_DEMONSTRATIVES = {"these": "plural", "those": "plural", "this": "singular", "that": "singular"}
+#: possessive pronouns ("Their return window is 30 days."), and the number of what they point at
+_POSSESSIVES = {"their": "plural", "its": "singular"}
+#: "That is correct.", "This is why ...": a demonstrative that points at what was said, not at a thing
+_REPLY_WORDS = frozenset("correct right true wrong false it all why because how what so not the a an".split())
+#: a topic named at the start of a sentence: "As for gift cards, ...", "Regarding the Basic plan, ..."
+_TOPIC_LEAD = re.compile(r"(?i)^\s*(?:as\s+for|as\s+to|regarding|concerning|about|when\s+it\s+comes\s+to|for)\s+"
+                         r"(?P<np>[^,;:]+?)\s*[,;:]\s*$")
+
+
+def _reply_phrase(toks: list[str], k: int) -> bool:
+    """A demonstrative that points at what was said ("That is correct.", "This is why ..."), not at a thing."""
+    nxt = [t.lower() for t in toks[k + 1: k + 4]]
+    return bool(nxt) and nxt[0] in ("is", "'s", "was", "isn't", "wasn't") and len(nxt) > 1 and (
+        nxt[1] in _REPLY_WORDS or (nxt[1] == "not" and len(nxt) > 2 and nxt[2] in _REPLY_WORDS))
+
+
+def _named_in_prefix(prefix: str) -> list[str]:
+    """What the sentence named before a pronoun: a topic ("As for gift cards,"), the object or subject of a clause
+    ("If you bought gift cards, they ..."; "Items can be returned; they ...")."""
+    core = prefix.strip()
+    if not core:
+        return []
+    m = _TOPIC_LEAD.match(core)
+    if m:
+        return [m.group("np").strip()]
+    clause = core.rstrip(" ,;:\u2014\u2013-")
+    if clause == core and not core.endswith(("and", "but", "so")):
+        return []  # the pronoun is inside a clause that has not ended: "If they ...", "No doubt they ..."
+    clause = re.sub(r"(?i)\s+(?:and|but|so)$", "", clause)
+    clause = re.sub(r"(?i)^(?:if|when|once|after|because|since|although|though|while)\s+", "", clause)
+    return [r for r in (claim_object(clause), claim_subject(clause)) if r and _number(tokenize(r)) is not None]
 
 
 _ABOUT_TOPIC = re.compile(r"(?i)\b(?:about|regarding|concerning)\s+(?P<np>[^?.!,;:]+)")
@@ -625,6 +701,8 @@ def claim_object(sentence: str) -> str | None:
         return low in AUX or low in NEG_AUX or low in NEG_AUX_BARE or (looks_verb(tok) and not tok[:1].isupper())
 
     k = next((i for i in range(1, len(toks)) if verb(toks[i])), None)
+    if toks and toks[0].lower() in _PERSONAL and len(toks) > 1 and toks[1][:1].isalpha():
+        k = 1 if verb(toks[1]) else 2  # "you bought gift cards": after a personal pronoun, the verb (known or not)
     if k is None:
         return None
     while k < len(toks) and (verb(toks[k]) or toks[k].lower() in {"not", "also", "only", "still", "really", "never",
@@ -641,6 +719,7 @@ def claim_object(sentence: str) -> str | None:
     return join_tokens(phrase)
 
 
+_PERSONAL = frozenset({"i", "you", "we", "they", "he", "she"})
 #: words after a verb that are no noun phrase a pronoun could point at
 _NOT_OBJECTS = frozenset("today tomorrow yesterday tonight now here there then soon later again away back home "
                          "free available possible open closed".split())

@@ -215,8 +215,9 @@ class ReaderFaithfulnessCheck(FaithfulnessCheck):
         self.reader = reader or Reader()
 
     def run(self, question: str, contexts: Sequence[str], response: str, *, preceding: str = "",
-            titles: Callable[[int, int], bool] | None = None) -> FaithfulnessResult:
-        """``titles`` (spans of the rendered answer) defaults to the lines of the answer as sent that are titles."""
+            titles: Callable[[int, int], bool] | None = None, preceding_title: str | None = None) -> FaithfulnessResult:
+        """``titles`` (spans of the rendered answer) defaults to the lines of the answer as sent that are titles;
+        ``preceding_title`` to the title line that ends ``preceding`` as sent."""
         check_sizes(question, contexts, response, self.config)
         rq, rc, rr = self.reader.question(question), self.reader.contexts(contexts), self.reader.text(response)
         before = self.reader.text(preceding).text if preceding else ""
@@ -224,7 +225,7 @@ class ReaderFaithfulnessCheck(FaithfulnessCheck):
         # rendered) is what a pronoun there may point at ("### Gift cards" ... "They can be returned.")
         lines = [line for line in preceding.split("\n") if line.strip()]
         ended = "\n" in preceding[len(preceding.rstrip()):]
-        lead = label_title(lines[-1]) if lines and ended else None
+        lead = preceding_title or (label_title(lines[-1]) if lines and ended else None)
         result = super().run(rq.text, [c.text for c in rc], rr.text, preceding=before,
                              titles=titles or _titles(rr, rq, rc), preceding_title=lead)
         return _in_source(result, rr, rc)

@@ -24,7 +24,7 @@ import re
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -49,6 +49,7 @@ from guardrail.checks.claims import (
     yes_no_statement,
 )
 from guardrail.checks.evidence import ContextRef as ContextRef
+from guardrail.checks.lexicon import AUX, NEG_AUX, tokenize
 from guardrail.checks.evidence import (
     EvidenceBasis,
     ResponseItem,
@@ -184,6 +185,10 @@ def _stated(sentence: str) -> str:
     return rest[:1].upper() + rest[1:] if value is not None and rest else sentence.strip()
 
 
+#: sentences of a stream's earlier answer read for what its pronouns may point at
+_RECENT = 6
+
+
 def _title_words(text: str) -> str | None:
     """A title's words as a noun phrase ("### Basic plan" -> "Basic plan"), or None when it is no short phrase."""
     core = re.sub(r"^[\s#>*_\-\d.)]+|[\s*_:#.]+$", "", text)
@@ -195,15 +200,47 @@ def _named_in(claim: str) -> list[str]:
     return [r for r in (claim_subject(claim), claim_object(claim)) if r]
 
 
-def _referents(text: str, named: str | None, title: str | None, said: list[str], asked: list[str]) -> list[str]:
+def _referents(text: str, named: str | None, title: str | None, said: list[str], topic: str | None,
+               asked: list[str]) -> list[str]:
     """What a pronoun of ``text`` may point at, nearest first: what a short question or a title just before it named,
-    the subject (then the object) of the claim before it, what the user's question names. A sentence that opens
-    with a yes/no word answers the user's question: its pronoun points at what the question names first ("Items can
-    be returned. Yes, they can be returned too." under "Can gift cards be returned?")."""
+    the subject (then the object) of the claim before it, the topic a short question or a title named earlier, what
+    the user's question names. A sentence that opens with a yes/no word answers the user's question: its pronoun
+    points at what the question names first ("Items can be returned. Yes, they can be returned too." under "Can gift
+    cards be returned?")."""
     near = [r for r in (named, title) if r]
+    later = [topic] if topic and topic not in near else []
     if asked and polarity(text)[0] is not None:
-        return near + asked + said
-    return near + said + asked
+        return near + asked + said + later
+    return near + said + later + asked
+
+
+#: a claim and an exception to it in one sentence, the exception a circumstance ("..., except within 30 days.")
+_EXCEPTION_IN = re.compile(r"(?is)(?P<main>[^,;]+?),\s+(?:except(?:\s+for)?|but\s+not|other\s+than|apart\s+from|"
+                           r"excluding)\s+(?P<tail>[^,;]{1,80})")
+_EXCEPT_ADJUNCT = frozenset("within after before during on in at for by from until if when".split())
+
+
+def _negative(statement: str) -> bool:
+    """The statement's first auxiliary is negated ("cannot", "is not", "don't")."""
+    toks = [t.lower() for t in tokenize(statement)]
+    return any(t in NEG_AUX or t in ("not", "never") for t in toks)
+
+
+_LABEL = re.compile(r"^\s*(?:(?:\d{1,2}[.)]|[-*+\u2022])\s+)?(?P<np>[^\d.!?:;,]+?)\s*(?::|\s[-\u2013\u2014])?\s*$")
+
+
+def _label_words(text: str) -> str | None:
+    """A short label line's words ("Gift cards:", "1. Gift cards", "Gift cards -"), what a pronoun after it may point
+    at; None for a sentence (a verb, more than five words, a question)."""
+    m = _LABEL.match(text)
+    if m is None or text.rstrip().endswith("?"):
+        return None
+    np_ = m.group("np").strip()
+    toks = tokenize(np_)
+    if not 0 < len(toks) <= 5 or claim_subject(np_ + " is.") != np_ or any(t.lower() in AUX for t in toks) or \
+            polarity(np_)[0] is not None:
+        return None
+    return np_
 
 
 class FaithfulnessCheck:
@@ -250,7 +287,7 @@ class FaithfulnessCheck:
 
     def _items(self, question: str, response: str, hyp_budget: int, preceding: str = "",
                titles: Callable[[int, int], bool] | None = None,
-               preceding_title: str | None = None) -> list[ResponseItem]:
+               preceding_title: str | None = None, state: dict[str, Any] | None = None) -> list[ResponseItem]:
         cfg = self.config
         tok = self.nli.tokenizer
         spans = split_sentences(response)
@@ -266,7 +303,7 @@ class FaithfulnessCheck:
             for w in token_windows(text, tok.offsets, hyp_budget, hyp_budget):
                 pieces.append(Span(span.start + w.start, span.start + w.end))
         q = question.strip()
-        items = []
+        items: list[ResponseItem] = []
         # an answer that makes no claim at all ("Great question! Absolutely!") answers a yes/no question with its
         # yes/no words; beside a claim, "Sure!" is a pleasantry and the claim is what is judged
         claimless = not any(makes_claim(span.of(response)) for span in pieces)
@@ -274,31 +311,45 @@ class FaithfulnessCheck:
         # short question just before it, the subject of the claim before it, else what the user's question names
         asked = question_referents(q) if q and cfg.answer_claims else []
         title = _title_words(preceding_title) if preceding_title else None
-        last_claim = next((_stated(sp.of(preceding)) for sp in reversed(before) if makes_claim(sp.of(preceding))), None)
-        said = _named_in(last_claim) if last_claim else []
+        # a stream checks a sentence apart from the answer before it: that answer is read (by the rules, no model) as
+        # the whole answer would be, for what was last named in it (a claim's subject, a topic a short question or a
+        # title named), so that its pronouns point where the whole answer's do
+        earlier: dict[str, Any] = {"mentioned": [], "topic": None}
+        if preceding.strip():  # its last few sentences: what a pronoun points at was named close by
+            recent = preceding[before[-_RECENT].start:] if len(before) > _RECENT else preceding
+            self._items(question, recent, hyp_budget, state=earlier)
+        mentioned: list[str] = earlier["mentioned"]
+        topic: str | None = title or earlier["topic"]
         for span in pieces:
             text = span.of(response)
             prior, previous = previous, text
             title_before, title = title, None
             if items and items[-1].check and not items[-1].fragment:
-                said = _named_in(items[-1].hypothesis) or said
+                mentioned = _named_in(items[-1].hypothesis) or mentioned
+            label = _label_words(prior) if prior and not title_before else None
+            if label:  # "Gift cards:" / "1. Gift cards" before it
+                title_before, topic = label, label
             if is_refusal(text):  # "I could not find that in the documents.": an honest refusal claims nothing
                 items.append(ResponseItem(span, text, text, False, False))
                 continue
             if titles is not None and titles(span.start, span.end):  # "### Return policy", a source's link
                 items.append(ResponseItem(span, text, text, False, False))
                 previous = prior
-                title = _title_words(text)
+                title = topic = _title_words(text)
                 continue
             pronoun = pronoun_ellipsis(text)
             reply_rest = ""
             named = echoed_subject(prior) if prior else None
+            topic = named or topic
             if pronoun is None and prior and prior.rstrip().endswith("?") and cfg.answer_claims:
                 # a reply to a question the answer asks itself: "Gift cards? Yes." claims what "Gift cards too."
                 # claims; "Are gift cards excluded? No." claims "Gift cards are not excluded."
                 value, rest = polarity(text)
                 if value is not None and (not is_claim(rest) or is_elliptical(rest)):
                     own = yes_no_statement(prior, value) if named is None else None
+                    framed = framed_claim(own) if own else None
+                    if framed is not None:  # "Is it true that X? No." claims the opposite of X
+                        own = framed[0] if framed[1] else negate(framed[0])
                     if own is not None and not is_claim(rest) and tok.count(own) <= hyp_budget:
                         if items and items[-1].text == prior:  # the question claims nothing: its answer is judged
                             last = items[-1]
@@ -337,6 +388,21 @@ class FaithfulnessCheck:
                 if tok.count(made_text) <= hyp_budget:
                     items.append(ResponseItem(span, text, made_text, True, False, claim=True))
                     continue
+            exception = _EXCEPTION_IN.fullmatch(text.strip())
+            if exception is not None and cfg.answer_claims:
+                # "Gift cards cannot be returned, except within 30 days." also claims its exception: that gift cards can
+                # be returned within 30 days (an exception to a prohibition is a permission)
+                main = exception.group("main").strip()
+                tail = exception.group("tail").rstrip(".!").strip()
+                adjunct = tokenize(tail)[0].lower() in _EXCEPT_ADJUNCT
+                flipped = resolve_ellipsis(main, f"Except {tail}.")
+                # "..., except gift cards." says the main claim does not hold of them; "..., except within 30 days."
+                # after a prohibition permits it there
+                if flipped is not None and negate(main) is not None and (not adjunct or _negative(main)):
+                    parts = [main.rstrip(".!,;") + ".", flipped]
+                    if all(tok.count(p) <= hyp_budget for p in parts):
+                        items.extend(ResponseItem(span, text, p, True, False, claim=True) for p in parts)
+                        continue
             framed = framed_claim(text)
             if framed is not None:
                 # "It is not true that gift cards cannot be returned." claims that they can: never a yes/no echo
@@ -345,16 +411,17 @@ class FaithfulnessCheck:
                 if stated is None:  # no auxiliary to flip: read as written
                     items.append(ResponseItem(span, text, text, True, False, claim=True))
                     continue
-                stated = resolve_pronouns(stated, _referents(text, named, title_before, said, asked)) or stated
+                stated = resolve_pronouns(stated, _referents(text, named, title_before, mentioned, topic, asked)) or stated
                 stated = stated[:1].upper() + stated[1:]
                 if tok.count(stated) <= hyp_budget:
                     items.append(ResponseItem(span, text, stated, True, False, claim=True))
                     continue
-            if cfg.answer_claims and not text.rstrip().endswith("?") and not yes_no_answer(text):
+            if cfg.answer_claims and not text.rstrip().endswith("?") and not yes_no_answer(text) and is_claim(text):
                 # "Yes, they can be returned within 30 days." under "Can gift cards be returned?" claims that gift
                 # cards can: a pronoun is read as what it points at (alone, any context about anything returnable
                 # within 30 days would entail it)
-                resolved = resolve_pronouns(text, _referents(text, named, title_before, said, asked))
+                resolved = resolve_pronouns(text, _referents(text, named, title_before, mentioned, topic, asked),
+                                            loose=bool(asked) and polarity(text)[0] is not None)
                 if resolved is not None and tok.count(resolved) <= hyp_budget:
                     items.append(ResponseItem(span, text, resolved, True, False, claim=True))
                     continue
@@ -387,6 +454,10 @@ class FaithfulnessCheck:
                 items.extend(ResponseItem(span, text, part, True, False, claim=True) for part in parts)
                 continue
             items.append(ResponseItem(span, text, hyp, check, fragment))
+        if state is not None:
+            if items and items[-1].check and not items[-1].fragment:
+                mentioned = _named_in(items[-1].hypothesis) or mentioned
+            state.update(mentioned=mentioned, topic=topic)
         return items
 
     @property

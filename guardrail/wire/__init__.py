@@ -46,7 +46,7 @@ from .arguments import ArgumentsReader, arguments_text
 from .body import MAX_BODY_BYTES, Decoder, loads, sniff
 from .chat import Answer, iter_texts, replace_answers
 from .classify import Sniffer, is_event_stream, read_answers, request_strings
-from .fields import MAX_CHOICES
+from .fields import MAX_CHOICES, is_atom
 from .deltas import ORIGIN_KEY, WITHHELD, Delta, DeltaReader, only_content, read_deltas, stop_events, with_text, withhold_error_messages
 from .sse import DONE, SSEEvent, SSEParser, event_bytes
 
@@ -54,6 +54,7 @@ __all__ = [
     "DONE",
     "MAX_BODY_BYTES",
     "MAX_CHOICES",
+    "is_atom",
     "Answer",
     "ArgumentsReader",
     "Decoder",

@@ -89,7 +89,7 @@ def read_deltas(payload: Any, echo: f.Echo = None) -> list[Delta]:
     choices = payload["choices"]
     if not isinstance(choices, list):
         raise UnreadableError("a stream event's 'choices' is not a list")
-    out = []
+    out: list[Delta] = []
     shapes = set()
     for pos, choice in enumerate(choices):
         where = f"choices[{pos}]"
