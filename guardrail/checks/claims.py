@@ -20,6 +20,7 @@ verbs (:mod:`guardrail.checks.lexicon`) finds the subject. When the question's s
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -624,12 +625,17 @@ _ABOUT_TOPIC = re.compile(r"(?i)\b(?:about|regarding|concerning)\s+(?P<np>[^?.!,
 
 
 def question_referents(question: str) -> list[str]:
+    return list(_question_referents(question))
+
+
+@functools.lru_cache(maxsize=256)  # a stream asks it once per sentence of the same question
+def _question_referents(question: str) -> tuple[str, ...]:
     """What a pronoun of the answer may point at in the question: its subject, its object, the topic it asks about
     ("How much does the Basic plan cost?" -> ["the Basic plan"]; "Can I return a gift card?" -> ["a gift card"];
     "Tell me about gift cards." -> ["gift cards"])."""
     q = question.strip().replace("\u2019", "'")
     if not q:
-        return []
+        return ()
     out: list[str] = []
     toks = tokenize(q.rstrip("?!. "))
     first = toks[0].lower() if toks else ""
@@ -660,7 +666,7 @@ def question_referents(question: str) -> list[str]:
     m = _ABOUT_TOPIC.search(q)
     if m:
         out.append(m.group("np").strip())
-    return [r for r in out if _number(tokenize(r)) is not None]
+    return tuple(r for r in out if _number(tokenize(r)) is not None)
 
 
 #: the longest subject read by :func:`claim_subject`, in tokens

@@ -186,7 +186,7 @@ def _stated(sentence: str) -> str:
 
 
 #: sentences of a stream's earlier answer read for what its pronouns may point at
-_RECENT = 6
+_RECENT = 4
 
 
 def _title_words(text: str) -> str | None:

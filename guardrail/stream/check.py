@@ -46,6 +46,10 @@ T = TypeVar("T")
 STREAMING, HOLDING, STOPPED, FINISHED = (ReleaseState.STREAMING, ReleaseState.HOLDING, ReleaseState.STOPPED,
                                          ReleaseState.FINISHED)
 
+#: the answer before a sentence that its check reads (for what a verbless sentence or a pronoun points at): a few
+#: sentences; rendering and reading it costs every sentence of a stream
+PRECEDING_CHARS = 800
+
 
 class StreamChecker(Protocol):
     """The calls a stream makes to its guard (:class:`guardrail.guard.Guard` implements them)."""
@@ -319,7 +323,7 @@ class StreamGuard:
             # a sentence is read after the answer before it: a verbless one ("Gift cards too.", "Those too.") claims
             # what the sentence before it claims, a pronoun points at what was named before it ("### Gift cards" ...
             # "They can be returned."), a reply answers the question just asked ("Gift cards? Yes.")
-            run = functools.partial(check.run, preceding=self.text[max(0, offset - 2000) : offset]) if offset \
+            run = functools.partial(check.run, preceding=self.text[max(0, offset - PRECEDING_CHARS) : offset]) if offset \
                 else check.run
             result: FaithfulnessResult = self._score(run, self.question, self.contexts, sentence)
             tally.faithfulness_s += time.perf_counter() - t0
