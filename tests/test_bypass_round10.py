@@ -82,3 +82,39 @@ def test_a_denied_or_excepted_claim_is_read_for_what_it_asserts(gw: tuple[str, T
 ])
 def test_a_faithful_denial_or_exception_is_delivered(gw: tuple[str, Telemetry], answer: str) -> None:
     assert_delivered_both(gw[0], answer, CTX, RETURNS)
+
+
+# --------------------------------------------------------------------------- round 11: faithful answers the rules above
+# once blocked (an independent probe of 122 faithful answers, whole and streamed: 6 newly blocked, now delivered)
+RET = ("Items can be returned within 30 days of delivery for a full refund. Returned items must be unused and in their "
+       "original packaging. Gift cards cannot be returned. Refunds are issued to the original payment method within 5 "
+       "business days after we receive the item.")
+PHONE = ("Our support team is available 24/7 by chat. Phone support is available Monday to Friday, 8 am to 6 pm. All "
+         "plans include chat support. Phone support is included in all plans except the Free plan.")
+CLINIC = ("The clinic is open every day from 8 am to 8 pm except Sundays. Walk-in patients are seen on a first-come, "
+          "first-served basis.")
+WARRANTY = ("The laptop comes with a two-year limited warranty. The warranty covers manufacturing defects. It does not "
+            "cover accidental damage or water damage. Customers can buy AppleCare-style extended protection, called "
+            "CarePlus, which covers accidental damage for three years.")
+
+
+@pytest.mark.parametrize(("contexts", "question", "answer"), [
+    # a pronoun of a subordinate clause points at its own sentence's subject, not at the claim before it
+    ([RET], "Can I return a gift card?", "No, gift cards cannot be returned. Other items can be returned within 30 days "
+                                          "of delivery, as long as they are unused and in their original packaging."),
+    ([RET], "Can I return shoes?", "Gift cards cannot be returned. Shoes can be returned within 30 days if they are "
+                                   "unused and in their original packaging."),
+    ([RET], "Can I return opened items?", "Gift cards cannot be returned. Other items can be returned only if they are "
+                                          "unused."),
+    # an exception that is not of the subject's kind is read with its claim
+    ([PHONE], "Which plans include phone support?", "Phone support is included in all plans, except the Free plan."),
+    ([CLINIC], "When is the clinic open?", "The clinic is open every day from 8 am to 8 pm, except Sundays."),
+    # a relative "that" is no demonstrative
+    ([WARRANTY], "What does the warranty cover?", "The two-year limited warranty covers manufacturing defects. CarePlus "
+                                                  "is an extended protection plan that covers accidental damage for "
+                                                  "three years."),
+])
+def test_faithful_answers_the_pronoun_and_exception_rules_once_blocked(gw: tuple[str, Telemetry],
+                                                                      contexts: list[str], question: str,
+                                                                      answer: str) -> None:
+    assert_delivered_both(gw[0], answer, contexts, question)

@@ -466,8 +466,9 @@ _REPLY_LEAD = re.compile(
 def _number(tokens: list[str]) -> str | None:
     """"plural" / "singular" for a noun phrase, None when it is none (a pronoun, no word)."""
     words = [t.lower() for t in tokens if t[:1].isalnum()]
-    if not words or words[0] in PRONOUNS or words[0] in PERSON or words[0] in WH:
-        return None
+    if not words or words[0] in PRONOUNS or words[0] in PERSON or words[0] in WH or words[0] in AUX or \
+            words[0] in NEG_AUX or words[-1] in DETERMINERS or (len(words) == 1 and words[0].endswith(("ly", "ing"))):
+        return None  # no noun phrase: "Remotely", "Getting", "Every", "Does the Pro plan"
     head = words[-1]
     if len(tokens) > 1 and tokens[-1][:1].isupper() and "and" not in words:  # a name: "Dr. Jones" ("Items": no)
         return "singular"
@@ -548,8 +549,13 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         if base in _SUBJECT_PRONOUNS and (contraction or _verb_after(toks, k)):
             if base == "it" and _expletive(toks, k):
                 continue
+            if base in ("he", "she") and ("or" in (prev, toks[k + 1].lower() if k + 1 < len(toks) else "")):
+                continue  # "he or she": anyone
             kind = _SUBJECT_PRONOUNS[base]
-        elif low in _DEMONSTRATIVES and _verb_after(toks, k) and not _reply_phrase(toks, k):
+        elif low in _DEMONSTRATIVES and _verb_after(toks, k) and not _reply_phrase(toks, k) and (
+                k == 0 or prev in _CLAUSE_START) and (loose or low in ("these", "those")):
+            # "These can be returned."; not a relative "that" ("a plan that covers ..."), and "this"/"that" only in a
+            # reply ("Yes, this can be returned."): elsewhere they mostly point at what was said ("This means ...")
             kind = _DEMONSTRATIVES[low]
         elif low in _OBJECT_PRONOUNS and k > 0 and (
                 (looks_verb(toks[k - 1]) and prev not in BE) or prev in PREPOSITIONS or prev == "of"
@@ -586,6 +592,8 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
     return text[:1].upper() + text[1:]
 
 
+#: tokens after which a new clause starts
+_CLAUSE_START = frozenset({",", ";", ":", "\u2014", "\u2013", "-", "(", "and", "but", "so", "yes", "no"})
 #: demonstratives before a verb ("These can be returned."), and their number
 _DEMONSTRATIVES = {"these": "plural", "those": "plural", "this": "singular", "that": "singular"}
 #: possessive pronouns ("Their return window is 30 days."), and the number of what they point at
@@ -613,10 +621,14 @@ def _named_in_prefix(prefix: str) -> list[str]:
     m = _TOPIC_LEAD.match(core)
     if m:
         return [m.group("np").strip()]
+    # the sentence's own subject, when it opens with one: "Shoes can be returned if they are unused" (they: shoes)
+    main = claim_subject(core)
     clause = core.rstrip(" ,;:\u2014\u2013-")
-    if clause == core and not core.endswith(("and", "but", "so")):
+    if main is None and clause == core and not core.endswith(("and", "but", "so")):
         return []  # the pronoun is inside a clause that has not ended: "If they ...", "No doubt they ..."
     clause = re.sub(r"(?i)\s+(?:and|but|so)$", "", clause)
+    if main is not None:
+        return [main] if _number(tokenize(main)) is not None else []
     clause = re.sub(r"(?i)^(?:if|when|once|after|because|since|although|though|while)\s+", "", clause)
     return [r for r in (claim_object(clause), claim_subject(clause)) if r and _number(tokenize(r)) is not None]
 

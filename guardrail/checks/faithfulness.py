@@ -220,6 +220,22 @@ _EXCEPTION_IN = re.compile(r"(?is)(?P<main>[^,;]+?),\s+(?:except(?:\s+for)?|but\
 _EXCEPT_ADJUNCT = frozenset("within after before during on in at for by from until if when".split())
 
 
+def _excepts_subject(main: str, excepted: str) -> bool:
+    """The exception names some of what the claim's subject names: a plural or quantified subject ("Items", "All
+    products") and an exception of the same number."""
+    subject = claim_subject(main)
+    if subject is None:
+        return False
+    words = [w.lower() for w in tokenize(subject)]
+    quantified = words[0] in ("all", "every", "each", "any", "most")
+    return (quantified or _plural(subject)) and _plural(excepted) == _plural(subject)
+
+
+def _plural(phrase: str) -> bool:
+    head = [w.lower() for w in tokenize(phrase) if w[:1].isalpha()]
+    return bool(head) and len(head[-1]) > 3 and head[-1].endswith("s") and not head[-1].endswith(("ss", "us", "is"))
+
+
 def _negative(statement: str) -> bool:
     """The statement's first auxiliary is negated ("cannot", "is not", "don't")."""
     toks = [t.lower() for t in tokenize(statement)]
@@ -324,7 +340,7 @@ class FaithfulnessCheck:
             text = span.of(response)
             prior, previous = previous, text
             title_before, title = title, None
-            if items and items[-1].check and not items[-1].fragment:
+            if items and items[-1].check and not items[-1].fragment and not items[-1].hypothesis.rstrip().endswith("?"):
                 mentioned = _named_in(items[-1].hypothesis) or mentioned
             label = _label_words(prior) if prior and not title_before else None
             if label:  # "Gift cards:" / "1. Gift cards" before it
@@ -396,9 +412,11 @@ class FaithfulnessCheck:
                 tail = exception.group("tail").rstrip(".!").strip()
                 adjunct = tokenize(tail)[0].lower() in _EXCEPT_ADJUNCT
                 flipped = resolve_ellipsis(main, f"Except {tail}.")
-                # "..., except gift cards." says the main claim does not hold of them; "..., except within 30 days."
-                # after a prohibition permits it there
-                if flipped is not None and negate(main) is not None and (not adjunct or _negative(main)):
+                # "..., except gift cards." says the main claim does not hold of them (when they are of the kind the
+                # subject names: "Items ..., except gift cards."; not "The clinic is open ..., except Sundays.");
+                # "..., except within 30 days." after a prohibition permits it there
+                if flipped is not None and negate(main) is not None and (
+                        _negative(main) if adjunct else _excepts_subject(main, tail)):
                     parts = [main.rstrip(".!,;") + ".", flipped]
                     if all(tok.count(p) <= hyp_budget for p in parts):
                         items.extend(ResponseItem(span, text, p, True, False, claim=True) for p in parts)
@@ -455,7 +473,7 @@ class FaithfulnessCheck:
                 continue
             items.append(ResponseItem(span, text, hyp, check, fragment))
         if state is not None:
-            if items and items[-1].check and not items[-1].fragment:
+            if items and items[-1].check and not items[-1].fragment and not items[-1].hypothesis.rstrip().endswith("?"):
                 mentioned = _named_in(items[-1].hypothesis) or mentioned
             state.update(mentioned=mentioned, topic=topic)
         return items
