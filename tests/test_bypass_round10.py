@@ -118,3 +118,38 @@ def test_faithful_answers_the_pronoun_and_exception_rules_once_blocked(gw: tuple
                                                                       contexts: list[str], question: str,
                                                                       answer: str) -> None:
     assert_delivered_both(gw[0], answer, contexts, question)
+
+
+# --------------------------------------------------------------------------- round 12: bypasses the round-11 fixes opened
+PLANS_CTX = ["The Pro plan includes priority support and a dedicated account manager. The Basic plan does not include "
+             "priority support. Both plans include email support."]
+
+
+@pytest.mark.parametrize(("contexts", "question", "answer"), [
+    # a reply speaks of what was asked before what the sentence names
+    (CTX, "Can I return gift cards?", "Yes, refunds are issued to the original payment method within 5 business days "
+                                      "once they are returned."),
+    # "this" before a verb that says something of a thing is read as the thing
+    (CTX, "Can I return a gift card?", "This can be returned within 30 days of delivery."),
+    (PLANS_CTX, "What does the Basic plan include?", "Basic plan:\nThis includes priority support."),
+    (CTX, "Can I return gift cards?", "Honestly these can be returned within 30 days of delivery."),
+    # a tag question is a statement: what it names is what a pronoun after it points at
+    (CTX, RETURNS, f"{P30} Gift cards cannot be returned, right? They can be returned within 30 days of delivery as "
+                   "well."),
+    # a topic is read as far back in the whole answer as a stream reads before a sentence
+    (CTX, "How do returns work?", "Gift cards:\nGreat question! Happy to help! Happy to help! Great question! Happy to "
+                                  "help! You can return them within 30 days of delivery."),
+])
+def test_round_12_bypasses_are_blocked(gw: tuple[str, Telemetry], contexts: list[str], question: str,
+                                       answer: str) -> None:
+    assert_blocked_both(gw[0], answer, contexts, question)
+
+
+@pytest.mark.parametrize("answer", [
+    "Every item can be returned within 30 days of delivery, except gift cards.",
+    "Everything can be returned within 30 days of delivery, except gift cards.",
+    "Items can be returned within 30 days of delivery, except any gift card.",
+    "All items can be returned within 30 days of delivery, except a gift card.",
+])
+def test_an_exception_to_a_quantified_or_generic_claim_is_delivered(gw: tuple[str, Telemetry], answer: str) -> None:
+    assert_delivered_both(gw[0], answer, CTX, RETURNS)

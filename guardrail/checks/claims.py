@@ -546,16 +546,20 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
             base, contraction = "they", {"theyre": "'re", "theyll": "'ll", "theyve": "'ve"}[m.group(3)]
         prev = toks[k - 1].lower() if k else ""
         possessive = False
-        if base in _SUBJECT_PRONOUNS and (contraction or _verb_after(toks, k)):
+        pair = base in ("he", "she") and k + 2 < len(toks) and toks[k + 1].lower() == "or" and \
+            toks[k + 2].lower() in ("he", "she")  # "he or she" is one pronoun
+        if base in _SUBJECT_PRONOUNS and (contraction or _verb_after(toks, k + 2 if pair else k)):
             if base == "it" and _expletive(toks, k):
                 continue
-            if base in ("he", "she") and ("or" in (prev, toks[k + 1].lower() if k + 1 < len(toks) else "")):
-                continue  # "he or she": anyone
+            if base in ("he", "she") and prev == "or" and k > 1 and toks[k - 2].lower() in ("he", "she"):
+                continue  # the second of "he or she": read with the first
+            if pair:
+                end = spans[k + 2][2]
             kind = _SUBJECT_PRONOUNS[base]
         elif low in _DEMONSTRATIVES and _verb_after(toks, k) and not _reply_phrase(toks, k) and (
-                k == 0 or prev in _CLAUSE_START) and (loose or low in ("these", "those")):
-            # "These can be returned."; not a relative "that" ("a plan that covers ..."), and "this"/"that" only in a
-            # reply ("Yes, this can be returned."): elsewhere they mostly point at what was said ("This means ...")
+                k == 0 or prev in _CLAUSE_START or prev.endswith("ly")) and not _points_at_what_was_said(toks, k):
+            # "These can be returned.", "This includes priority support."; not a relative "that" ("a plan that covers
+            # ..."), nor a "this" that points at what was said ("This means ...", "This even helps ...")
             kind = _DEMONSTRATIVES[low]
         elif low in _OBJECT_PRONOUNS and k > 0 and (
                 (looks_verb(toks[k - 1]) and prev not in BE) or prev in PREPOSITIONS or prev == "of"
@@ -568,9 +572,11 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         else:
             continue
         own = _named_in_prefix(text[:start])
-        referent = next((r for r in own + referents if _agrees(r, kind)), None)
-        if referent is None and (loose or kind in ("plural", "person")) and (own or referents):
-            referent = (own + referents)[0]  # a singular "they"; a reply's pronoun points at what was asked
+        # a reply ("Yes, refunds are issued once they are returned.") speaks of what was asked before what it names
+        order = referents + own if loose else own + referents
+        referent = next((r for r in order if _agrees(r, kind)), None)
+        if referent is None and (loose or kind in ("plural", "person")) and order:
+            referent = order[0]  # a singular "they"; a reply's pronoun points at what was asked
         if referent is None:
             return None
         words = referent.split()
@@ -603,6 +609,27 @@ _REPLY_WORDS = frozenset("correct right true wrong false it all why because how 
 #: a topic named at the start of a sentence: "As for gift cards, ...", "Regarding the Basic plan, ..."
 _TOPIC_LEAD = re.compile(r"(?i)^\s*(?:as\s+for|as\s+to|regarding|concerning|about|when\s+it\s+comes\s+to|for)\s+"
                          r"(?P<np>[^,;:]+?)\s*[,;:]\s*$")
+
+
+#: verbs whose subject "this"/"that" is what was said, not a thing ("This means ...", "That helps ...")
+_DISCOURSE_VERBS = frozenset("means meant helps helped shows showed allows allowed makes made ensures ensured lets "
+                             "gives gave explains explained suggests suggested implies implied indicates indicated "
+                             "happens happened matters mattered depends depended sounds sounded seems seemed way "
+                             "applies applied works worked".split())
+
+
+def _points_at_what_was_said(toks: list[str], k: int) -> bool:
+    """A "this"/"that" whose verb (past any adverb) says something of what was said: "This means ...", "That even
+    helps ..."."""
+    if toks[k].lower() not in ("this", "that"):
+        return False
+    for tok in toks[k + 1: k + 4]:
+        low = tok.lower()
+        if low in _DISCOURSE_VERBS:
+            return True
+        if low not in ECHO_ADVERBS and low not in {"also", "only", "even", "usually", "often", "really"}:
+            return False
+    return False
 
 
 def _reply_phrase(toks: list[str], k: int) -> bool:

@@ -186,13 +186,23 @@ def _stated(sentence: str) -> str:
 
 
 #: sentences of a stream's earlier answer read for what its pronouns may point at
-_RECENT = 4
+_RECENT = 6
 
 
 def _title_words(text: str) -> str | None:
     """A title's words as a noun phrase ("### Basic plan" -> "Basic plan"), or None when it is no short phrase."""
     core = re.sub(r"^[\s#>*_\-\d.)]+|[\s*_:#.]+$", "", text)
     return core if 0 < len(core.split()) <= 6 and "?" not in core else None
+
+
+def _interrogative(sentence: str) -> bool:
+    """A question that asks ("Does the Pro plan include ...?"), not a statement with a tag ("..., right?")."""
+    toks = tokenize(sentence)
+    first = toks[0].lower() if toks else ""
+    return sentence.rstrip().endswith("?") and (first in AUX or first in NEG_AUX or first in _WH_WORDS)
+
+
+_WH_WORDS = frozenset("what which who whom whose when where why how".split())
 
 
 def _named_in(claim: str) -> list[str]:
@@ -224,11 +234,14 @@ def _excepts_subject(main: str, excepted: str) -> bool:
     """The exception names some of what the claim's subject names: a plural or quantified subject ("Items", "All
     products") and an exception of the same number."""
     subject = claim_subject(main)
-    if subject is None:
-        return False
+    if subject is None:  # "Everything can be returned ..., except gift cards."
+        first = tokenize(main)[0].lower() if tokenize(main) else ""
+        return first in ("everything", "anything", "everyone", "anyone", "everybody")
     words = [w.lower() for w in tokenize(subject)]
-    quantified = words[0] in ("all", "every", "each", "any", "most")
-    return (quantified or _plural(subject)) and _plural(excepted) == _plural(subject)
+    if words[0] in ("all", "every", "each", "any", "most", "everything", "anything", "every", "everyone"):
+        return True  # "Every item ..., except gift cards."
+    generic = tokenize(excepted)[0].lower() in ("a", "an", "any", "every")  # "..., except a gift card."
+    return _plural(subject) and (_plural(excepted) or generic)
 
 
 def _plural(phrase: str) -> bool:
@@ -336,15 +349,19 @@ class FaithfulnessCheck:
             self._items(question, recent, hyp_budget, state=earlier)
         mentioned: list[str] = earlier["mentioned"]
         topic: str | None = title or earlier["topic"]
+        topic_age = 0 if title else earlier.get("topic_age", 0)  # sentences since the topic was named
         for span in pieces:
             text = span.of(response)
             prior, previous = previous, text
             title_before, title = title, None
-            if items and items[-1].check and not items[-1].fragment and not items[-1].hypothesis.rstrip().endswith("?"):
+            if items and items[-1].check and not items[-1].fragment and not _interrogative(items[-1].hypothesis):
                 mentioned = _named_in(items[-1].hypothesis) or mentioned
+            topic_age += 1
+            if topic_age > _RECENT:  # a topic is read as far back as a stream reads (the same answer, the same reading)
+                topic = None
             label = _label_words(prior) if prior and not title_before else None
             if label:  # "Gift cards:" / "1. Gift cards" before it
-                title_before, topic = label, label
+                title_before, topic, topic_age = label, label, 0
             if is_refusal(text):  # "I could not find that in the documents.": an honest refusal claims nothing
                 items.append(ResponseItem(span, text, text, False, False))
                 continue
@@ -352,11 +369,13 @@ class FaithfulnessCheck:
                 items.append(ResponseItem(span, text, text, False, False))
                 previous = prior
                 title = topic = _title_words(text)
+                topic_age = 0
                 continue
             pronoun = pronoun_ellipsis(text)
             reply_rest = ""
             named = echoed_subject(prior) if prior else None
-            topic = named or topic
+            if named:
+                topic, topic_age = named, 0
             if pronoun is None and prior and prior.rstrip().endswith("?") and cfg.answer_claims:
                 # a reply to a question the answer asks itself: "Gift cards? Yes." claims what "Gift cards too."
                 # claims; "Are gift cards excluded? No." claims "Gift cards are not excluded."
@@ -473,9 +492,9 @@ class FaithfulnessCheck:
                 continue
             items.append(ResponseItem(span, text, hyp, check, fragment))
         if state is not None:
-            if items and items[-1].check and not items[-1].fragment and not items[-1].hypothesis.rstrip().endswith("?"):
+            if items and items[-1].check and not items[-1].fragment and not _interrogative(items[-1].hypothesis):
                 mentioned = _named_in(items[-1].hypothesis) or mentioned
-            state.update(mentioned=mentioned, topic=topic)
+            state.update(mentioned=mentioned, topic=topic, topic_age=topic_age)
         return items
 
     @property

@@ -48,7 +48,7 @@ STREAMING, HOLDING, STOPPED, FINISHED = (ReleaseState.STREAMING, ReleaseState.HO
 
 #: the answer before a sentence that its check reads (for what a verbless sentence or a pronoun points at): a few
 #: sentences; rendering and reading it costs every sentence of a stream
-PRECEDING_CHARS = 800
+PRECEDING_CHARS = 1200
 
 
 class StreamChecker(Protocol):
