@@ -49,7 +49,7 @@ from guardrail.checks.claims import (
     yes_no_statement,
 )
 from guardrail.checks.evidence import ContextRef as ContextRef
-from guardrail.checks.lexicon import AUX, NEG_AUX, tokenize
+from guardrail.checks.lexicon import AUX, NEG_AUX, WH, tokenize
 from guardrail.checks.evidence import (
     EvidenceBasis,
     ResponseItem,
@@ -199,10 +199,7 @@ def _interrogative(sentence: str) -> bool:
     """A question that asks ("Does the Pro plan include ...?"), not a statement with a tag ("..., right?")."""
     toks = tokenize(sentence)
     first = toks[0].lower() if toks else ""
-    return sentence.rstrip().endswith("?") and (first in AUX or first in NEG_AUX or first in _WH_WORDS)
-
-
-_WH_WORDS = frozenset("what which who whom whose when where why how".split())
+    return sentence.rstrip().endswith("?") and (first in AUX or first in NEG_AUX or first in WH)
 
 
 def _named_in(claim: str) -> list[str]:
