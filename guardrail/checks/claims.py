@@ -545,7 +545,7 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         if m and m.group(3):
             base, contraction = "they", {"theyre": "'re", "theyll": "'ll", "theyve": "'ve"}[m.group(3)]
         prev = toks[k - 1].lower() if k else ""
-        possessive = False
+        possessive = anaphoric = False
         pair = base in ("he", "she") and k + 2 < len(toks) and toks[k + 1].lower() == "or" and \
             toks[k + 2].lower() in ("he", "she")  # "he or she" is one pronoun
         if base in _SUBJECT_PRONOUNS and (contraction or _verb_after(toks, k + 2 if pair else k)):
@@ -556,6 +556,10 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
             if pair:
                 end = spans[k + 2][2]
             kind = _SUBJECT_PRONOUNS[base]
+        elif (np_end := _anaphoric_np(toks, k)) is not None:
+            # "These items can be returned.", "That one is free.", "Such products ...", "Both can ...": a noun
+            # phrase that only points back, read as what it points at
+            kind, end, anaphoric = _anaphoric_kind(toks[k:np_end + 1]), spans[np_end][2], True
         elif low in _DEMONSTRATIVES and _verb_after(toks, k) and not _reply_phrase(toks, k) and (
                 k == 0 or prev in _CLAUSE_START or prev.endswith("ly")) and not _points_at_what_was_said(toks, k):
             # "These can be returned.", "This includes priority support."; not a relative "that" ("a plan that covers
@@ -575,7 +579,7 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         # a reply ("Yes, refunds are issued once they are returned.") speaks of what was asked before what it names
         order = referents + own if loose else own + referents
         referent = next((r for r in order if _agrees(r, kind)), None)
-        if referent is None and (loose or kind in ("plural", "person")) and order:
+        if referent is None and (loose or anaphoric or kind in ("plural", "person")) and order:
             referent = order[0]  # a singular "they"; a reply's pronoun points at what was asked
         if referent is None:
             return None
@@ -596,6 +600,46 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         text = text[:start] + replacement + text[end:]
     text = text.strip()
     return text[:1].upper() + text[1:]
+
+
+#: head nouns that say nothing of what a demonstrative noun phrase points at ("these items", "that one", "such
+#: products"): the phrase is read as its referent. A head that names a kind ("this decision", "that plan") is kept as
+#: written, since its referent may be an event or a thing the referents do not hold.
+_ANAPHORIC_HEADS = frozenset("one ones item items product products thing things article articles good goods kind kinds "
+                             "type types sort sorts option options purchase purchases".split())
+#: determiners of such a phrase, and "both"/"each"/"either" standing alone before a verb ("Both can be returned.")
+_ANAPHORIC_DETERMINERS = frozenset("these those this that such".split())
+_ANAPHORIC_ALONE = {"both": "plural", "each": "singular", "either": "singular"}
+
+
+def _anaphoric_np(toks: list[str], k: int) -> int | None:
+    """The index of the last token of a noun phrase starting at ``toks[k]`` that only points back ("these items",
+    "that one", "such products", "both" before a verb), when it opens a clause and a verb follows it; else None."""
+    low = toks[k].lower()
+    prev = toks[k - 1].lower() if k else ""
+    if k and prev not in _CLAUSE_START and not prev.endswith("ly"):
+        return None  # a relative "that" ("a plan that ..."), an object ("return these items")
+    if low in _ANAPHORIC_ALONE:
+        return k if _verb_after(toks, k) else None
+    if low not in _ANAPHORIC_DETERMINERS:
+        return None
+    for j in range(k + 1, min(k + 4, len(toks))):
+        word = toks[j].lower()
+        if not word[:1].isalpha() or word in AUX or word in NEG_AUX or word in BE:
+            return None
+        if word in _ANAPHORIC_HEADS:
+            return j if _verb_after(toks, j) else None
+        if looks_verb(toks[j]) or toks[j][:1].isupper():
+            return None
+    return None
+
+
+def _anaphoric_kind(phrase: list[str]) -> str:
+    head, first = phrase[-1].lower(), phrase[0].lower()
+    if first in _ANAPHORIC_ALONE:
+        return _ANAPHORIC_ALONE[first]
+    return "plural" if first in ("these", "those") or (head.endswith("s") and head != "goods") or head == "goods" \
+        else "singular"
 
 
 #: tokens after which a new clause starts
