@@ -137,12 +137,29 @@ def openai_request(body: Any) -> tuple[str | None, list[str] | None]:
             question = _text_of(m.get("content"))
             break
     if question is None:
-        for key in ("prompt", "input"):
-            if isinstance(body.get(key), str):
-                question = body[key]
-                break
+        question, _ = prompt_question(body)
     contexts, _ = request_contexts(body)
     return question, contexts
+
+
+def prompt_question(body: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The question of a request that sends ``prompt`` (or a string ``input``), and what makes it unreadable (None:
+    nothing). A list of one string is that string (LangChain's ``OpenAI`` LLM sends one); several prompts, or token
+    ids, leave the question unknown: an answer such as "Yes." means something else under each, so it cannot be
+    judged without it."""
+    for key in ("prompt", "input"):
+        given = body.get(key)
+        if isinstance(given, str):
+            return given, None
+        if key == "prompt" and isinstance(given, list) and given:
+            if len(given) == 1 and isinstance(given[0], str):
+                return given[0], None
+            if all(isinstance(p, str) for p in given):
+                return None, (f"'prompt' holds {len(given)} prompts: guardrail judges each answer against its own "
+                              "question, so send one prompt per request")
+            return None, ("'prompt' is given as token ids: guardrail judges an answer against its question as text, "
+                          "so send the prompt as a string")
+    return None, None
 
 
 #: the fields of a context object that hold its text, in the order they are looked for: ``text`` (LlamaIndex nodes,
@@ -384,7 +401,9 @@ class _Exchange:
         return await self.receive()
 
     def question_contexts(self) -> tuple[str, list[str]]:
-        """The question and contexts the answer is checked against; ``record()`` is refused from now on."""
+        """The question and contexts the answer is checked against; ``record()`` is refused from now on.
+        :class:`UnreadableError` when the request's question cannot be read (several prompts, token ids) and none was
+        recorded."""
         self.recording.used = True
         q, c = self.recording.query, self.recording.contexts
         if q is None or c is None:
@@ -393,6 +412,10 @@ class _Exchange:
             except UnreadableError:
                 parsed = None
             rq, rc = self.mw.request_extractor(parsed)
+            if q is None and rq is None and isinstance(parsed, dict) and "messages" not in parsed:
+                _, problem = prompt_question(parsed)
+                if problem is not None:  # the answer's meaning depends on a question the guard cannot read
+                    raise UnreadableError(problem)
             q = q if q is not None else rq
             c = c if c is not None else rc
         return q or "", c or []

@@ -247,6 +247,9 @@ class Buffered(Responder[BodyExchange]):
         headers = list(self.start_msg.get("headers", []))
         try:
             decoder = wire.Decoder(header(headers, b"content-encoding"))
+            for k, v in headers:  # every Content-Type a client may take
+                if k.lower() == b"content-type":
+                    wire.check_charset(v.decode("latin-1"))
             decoded = decoder.decode(raw) + decoder.flush()
             kind = wire.sniff(decoded[:64])
             if kind == "sse":
@@ -254,6 +257,7 @@ class Buffered(Responder[BodyExchange]):
                 return
             body = wire.loads(decoded)
             texts = self._texts(body)
+            self.ex.question_contexts()  # a question the guard cannot read makes the answer unreadable
         except UnreadableError as exc:
             await self.ex.unreadable(exc, self.start_msg, raw)
             return

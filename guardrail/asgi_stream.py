@@ -229,6 +229,9 @@ class StreamResponder(Responder[Exchange]):
         if not decoded:
             try:
                 self.decoder = wire.Decoder(header(headers, b"content-encoding"))
+                for k, v in headers:  # every Content-Type a client may take
+                    if k.lower() == b"content-type":
+                        wire.check_charset(v.decode("latin-1"))
             except UnreadableError as exc:  # nothing is sent yet: on_error decides for the whole answer
                 verdict = ex.unchecked(exc)
                 if verdict.blocked:
@@ -244,7 +247,12 @@ class StreamResponder(Responder[Exchange]):
         that retrieves inside its streaming generator and calls ``record()`` before yielding the answer's text (a
         role chunk or comments may come first) has its contexts used; a later ``record()`` is refused."""
         ex = self.ex
-        question, contexts = ex.question_contexts()
+        try:
+            question, contexts = ex.question_contexts()
+        except UnreadableError as exc:  # a question the guard cannot read: the answer cannot be judged
+            self.gate = ReleaseGate(lambda: ex.guard.stream("", []), adapter, ex.started)
+            self.gate.abort(exc)
+            return self.gate
         self.gate = ReleaseGate(lambda: ex.guard.stream(question, contexts), adapter, ex.started)
         return self.gate
 

@@ -10,6 +10,7 @@ source nodes as the contexts. Needs ``guardrail[llamaindex]`` (``llama-index-cor
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 from collections.abc import AsyncGenerator, Generator, Sequence
 from typing import Any
@@ -24,6 +25,9 @@ from guardrail.verdict import Timings, Verdict
 try:
     from llama_index.core.base.response.schema import AsyncStreamingResponse, StreamingResponse
     from llama_index.core.evaluation import BaseEvaluator, EvaluationResult
+    from llama_index.core.instrumentation import get_dispatcher
+    from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+    from llama_index.core.instrumentation.events.retrieval import RetrievalEndEvent
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise MissingDependencyError("the LlamaIndex integration needs: pip install 'rag-guardrail[llamaindex]'") from exc
 
@@ -87,6 +91,32 @@ class GuardrailRelevancyEvaluator(_GuardrailEvaluator):
     check = "response_relevance"
 
 
+#: the ids of the nodes retrieved during the query this task runs (None outside a guarded query). A context
+#: variable, not shared state: concurrent queries each see their own set, and the tasks a query starts (a
+#: sub-question engine's ``asyncio.gather``) inherit it.
+_RETRIEVED: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("guardrail_retrieved", default=None)
+
+
+class _RetrievalRecorder(BaseEventHandler):  # type: ignore[misc]
+    """Notes the nodes each retriever returns (LlamaIndex's ``RetrievalEndEvent``) into the running query's set."""
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "GuardrailRetrievalRecorder"
+
+    def handle(self, event: Any, **kwargs: Any) -> None:
+        seen = _RETRIEVED.get()
+        if seen is not None and isinstance(event, RetrievalEndEvent):
+            seen.update(getattr(getattr(n, "node", n), "node_id", "") for n in event.nodes or [])
+
+
+def _record_retrievals() -> None:
+    """Attach the recorder to LlamaIndex's root dispatcher once (what it records is per query, see ``_RETRIEVED``)."""
+    dispatcher = get_dispatcher()
+    if not any(isinstance(h, _RetrievalRecorder) for h in dispatcher.event_handlers):
+        dispatcher.add_event_handler(_RetrievalRecorder())
+
+
 class GuardedQueryEngine:
     """Wraps a LlamaIndex query engine: each answer is checked against its own source nodes.
 
@@ -106,15 +136,21 @@ class GuardedQueryEngine:
       the guarded calls. The unguarded engine stays reachable, on purpose, as ``query_engine``.
     - A response whose answer is not text (e.g. a ``PydanticResponse``) cannot be read: the policy's ``on_error``
       applies (blocked by default in block mode).
+    - The contexts of ``query``/``aquery`` are the source nodes that a retriever returned during the query. A
+      composite engine also puts text the LLM wrote among its source nodes (a ``SubQuestionQueryEngine``'s "Sub
+      question: ... Response: ..." nodes, a graph or multi-step engine's intermediate answers): that text is no
+      evidence, or a hallucinated sub-answer would support the same hallucination in the final answer. When no
+      retrieval was seen (an engine that answers from nodes it was handed), every source node counts.
     """
 
     def __init__(self, query_engine: Any, guard: Guard, *, stop_marker: str = DEFAULT_STOP_MARKER) -> None:
         self.query_engine = query_engine
         self.guard = guard
         self.stop_marker = stop_marker
+        _record_retrievals()
 
     @staticmethod
-    def _contexts(response: Any) -> list[str]:
+    def _contexts(response: Any, retrieved: set[str] | None = None) -> list[str]:
         out = []
         for n in getattr(response, "source_nodes", None) or []:
             node = getattr(n, "node", n)  # a NodeWithScore, or a node itself
@@ -122,6 +158,8 @@ class GuardedQueryEngine:
             if get is None:
                 raise ConfigurationError(f"source_nodes must be NodeWithScore or nodes with get_content(), got "
                                          f"{type(n).__name__}")
+            if retrieved and getattr(node, "node_id", None) not in retrieved:
+                continue  # made during the query (an engine's own sub-answer), not retrieved: no evidence
             out.append(get())
         return out
 
@@ -140,9 +178,9 @@ class GuardedQueryEngine:
         response.metadata = {**(response.metadata or {}), "guardrail": verdict}
         return response
 
-    def _stream(self, question: str, response: Any, start: float) -> Any:
+    def _stream(self, question: str, response: Any, start: float, retrieved: set[str] | None = None) -> Any:
         """A streaming response with its tokens released through a :class:`ReleaseGate`."""
-        contexts = self._contexts(response)
+        contexts = self._contexts(response, retrieved)
         gate = ReleaseGate(lambda: self.guard.stream(question, contexts), _TextChunks(self.stop_marker), start)
 
         def on_verdict(verdict: Verdict) -> None:
@@ -175,22 +213,22 @@ class GuardedQueryEngine:
         text = getattr(response, "response", None)
         return (None if text is not None and not isinstance(text, str) else text or ""), total
 
-    def _checked(self, question: str, response: Any, start: float) -> Any:
+    def _checked(self, question: str, response: Any, start: float, retrieved: set[str] | None = None) -> Any:
         if isinstance(response, (StreamingResponse, AsyncStreamingResponse)):
-            return self._stream(question, response, start)
+            return self._stream(question, response, start, retrieved)
         text, total = self._text(response, start)
         if text is None:
             return self._apply(response, self._unreadable(response, total))
-        return self._apply(response, self.guard.check(question, self._contexts(response), text,
+        return self._apply(response, self.guard.check(question, self._contexts(response, retrieved), text,
                                                       time_to_first_token=total, generation=total))
 
-    async def _achecked(self, question: str, response: Any, start: float) -> Any:
+    async def _achecked(self, question: str, response: Any, start: float, retrieved: set[str] | None = None) -> Any:
         if isinstance(response, (StreamingResponse, AsyncStreamingResponse)):
-            return self._stream(question, response, start)
+            return self._stream(question, response, start, retrieved)
         text, total = self._text(response, start)
         if text is None:
             return self._apply(response, self._unreadable(response, total))
-        return self._apply(response, await self.guard.acheck(question, self._contexts(response), text,
+        return self._apply(response, await self.guard.acheck(question, self._contexts(response, retrieved), text,
                                                              time_to_first_token=total, generation=total))
 
     def _unreadable(self, response: Any, total: float) -> Verdict:
@@ -200,11 +238,23 @@ class GuardedQueryEngine:
 
     def query(self, query: Any) -> Any:
         start = time.perf_counter()
-        return self._checked(_question(query), self.query_engine.query(query), start)
+        retrieved: set[str] = set()
+        token = _RETRIEVED.set(retrieved)
+        try:
+            response = self.query_engine.query(query)
+        finally:
+            _RETRIEVED.reset(token)
+        return self._checked(_question(query), response, start, retrieved)
 
     async def aquery(self, query: Any) -> Any:
         start = time.perf_counter()
-        return await self._achecked(_question(query), await self.query_engine.aquery(query), start)
+        retrieved: set[str] = set()
+        token = _RETRIEVED.set(retrieved)
+        try:
+            response = await self.query_engine.aquery(query)
+        finally:
+            _RETRIEVED.reset(token)
+        return await self._achecked(_question(query), response, start, retrieved)
 
     def synthesize(self, query_bundle: Any, nodes: Any, additional_source_nodes: Any = None) -> Any:
         """The wrapped engine's ``synthesize``, checked against the nodes it answered from (its source nodes)."""

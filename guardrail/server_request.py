@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from guardrail import wire
-from guardrail.asgi import MAX_REQUEST_BYTES, request_contexts
+from guardrail.asgi import MAX_REQUEST_BYTES, prompt_question, request_contexts
 from guardrail.errors import ConfigurationError, InputError
 
 #: nesting deeper than this in a request is refused (400), not parsed into a RecursionError
@@ -113,6 +113,10 @@ def _check_fields(payload: dict[str, Any], limits: RequestLimits) -> None:
     _, problem = request_contexts(payload)
     if problem is not None:
         raise InputError(problem)
+    if "messages" not in payload:
+        _, problem = prompt_question(payload)
+        if problem is not None:
+            raise InputError(problem)
     if "stream" in payload and not isinstance(payload["stream"], bool):
         raise InputError("'stream' must be true or false")
     n = payload.get("n")

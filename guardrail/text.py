@@ -491,7 +491,8 @@ _OFFER_CLAUSE = re.compile(
     r"|(?:(?:I'm|I’m|I\s+am|we're|we’re|we\s+are|I'd\s+be|I’d\s+be|I\s+would\s+be|I'll\s+be|I’ll\s+be|I\s+will\s+be|"
     r"we'll\s+be|we’ll\s+be)\s+)?(?:happy|glad)\s+to\s+help(?:\s+further|\s+(?:you\s+)?with\s+anything\s+else)?"
     r"|(?:I\s+)?hope\s+(?:this|that|it)\s+helps"
-    r")(?:\s+(?:at\s+any\s+time|anytime|any\s+time|with\s+any\s+(?:other\s+|more\s+|further\s+)?(?:questions|concerns)))?")
+    r")(?:\s+(?:at\s+any\s+time|anytime|any\s+time|with\s+(?:any\s+)?(?:other\s+|more\s+|further\s+|additional\s+)?"
+    r"(?:questions|concerns)))?")
 #: a condition on the reader an offer may carry, before or after it ("if you have any other questions about returns",
 #: "if you'd like more details", "if anything is unclear", "if there's anything else I can help with")
 _OFFER_CONDITION = re.compile(
@@ -507,6 +508,23 @@ _OFFER_CONDITION = re.compile(
     r")")
 #: the most words a closing offer has
 OFFER_MAX_WORDS = 24
+#: a closing well-wish ("Have a great trip!", "Happy saving!", "Good luck with your savings goals!", "Take care."),
+#: and a question that offers more help ("Would you like help opening an account?"): what follows the formula, if
+#: anything, is a topic (as an offer's condition names one)
+_WISH = re.compile(
+    r"(?i)(?:(?:have|enjoy)\s+a\s+(?:great|nice|good|wonderful|lovely|safe|fantastic|pleasant|productive)\s+"
+    r"(?:day|trip|weekend|time|stay|flight|evening|week|one|journey|holiday|vacation|visit|morning|afternoon)"
+    r"|happy\s+(?:saving|shopping|travels|travel(?:l)?ing|coding|reading|learning|holidays|cooking|gardening|hiking|"
+    r"planning|baking)"
+    r"|(?:good|best\s+of)\s+luck|take\s+care|cheers|safe\s+travels|all\s+the\s+best|best\s+wishes|stay\s+safe"
+    r"|(?:would|do)\s+you\s+(?:like|want|need)\s+(?:(?:me|us)\s+to\s+(?:help|assist|explain|check|go\s+over|"
+    r"walk\s+you\s+through|look\s+into)|(?:any\s+|some\s+)?(?:more\s+|further\s+|additional\s+)?"
+    r"(?:help|assistance|details|information))"
+    r"|(?:shall|should|can|may)\s+(?:I|we)\s+(?:help|assist|explain|check|go\s+over|walk\s+you\s+through|"
+    r"look\s+into)"
+    r"|is\s+there\s+anything\s+else(?:\s+you(?:'d|’d|\s+would)\s+like\s+to\s+know|\s+(?:I|we)\s+can\s+"
+    r"(?:help|assist)(?:\s+you)?)?"
+    r")(?:\s+(?:with|on|about|regarding|for|in|through))?")
 
 
 #: topics of an offer that name nothing ("if you have any questions about this")
@@ -527,6 +545,16 @@ def offer_topics(text: str) -> list[str] | None:
     for clause in re.split(r"\s*[,;]\s*|\s+and\s+", t):
         clause = clause.strip()
         if not clause:
+            continue
+        wish = _WISH.match(clause)
+        if wish is not None and len(words(clause[wish.end():])) <= 4:
+            # "Good luck with your savings goals", "Would you like help opening an account": the rest is a topic
+            formula = True
+            topic = re.sub(r"(?i)^(?:your|the|a|an|this|that|my|our)\s+", "", clause[wish.end():].strip()) or None
+            if topic and not _GENERIC_TOPIC.fullmatch(topic):
+                if not _title_words([w.lower() for w in words(topic)]):
+                    return None
+                topics.append(topic)
             continue
         m = _OFFER_CLAUSE.match(clause)
         rest = clause[m.end():].strip() if m else clause

@@ -358,6 +358,8 @@ def resolve_ellipsis(prior: str, fragment: str) -> str | None:
         return None
     predicate = ptoks[len(subject):]
     if negative:
+        if "," in predicate:  # "Not gift cards." after "Refunds are issued, within 5 days.": the adjunct is not negated
+            predicate = predicate[:predicate.index(",")]
         first = predicate[0].lower()
         if first in NEG_AUX:  # the prior is negative: "not" flips it back
             predicate = [NEG_AUX[first], *predicate[1:]]
@@ -425,10 +427,32 @@ _DENIED = re.compile(
     r"(?:say|claim|state|think|suggest|assume)\s+(?:that\s+)?(?P<claim3>.+)"
     r"|\s*(?:nobody|no\s+one|none\s+of\s+the\s+\w+)\s+(?:says|claims|states|thinks|believes|suggests)\s+(?:that\s+)?"
     r"(?P<claim4>.+)"
-    r"|\s*(?:i|we)\s+(?:doubt|deny|dispute)\s+(?:that\s+)?(?P<claim5>.+)")
-#: a frame that asserts the claim after it: "It is true that X", "It is the case that X"
-_AFFIRMED = re.compile(r"(?i)\s*(?:it|that|this)(?:'s|\s+is)\s+(?:true|correct|right|the\s+case|so)\s*,?\s+that\s+"
-                       r"(?P<claim>.+)")
+    r"|\s*(?:i|we)\s+(?:doubt|deny|dispute)\s+(?:that\s+)?(?P<claim5>.+)"
+    # a rhetorical question that denies: "Who says gift cards can't be returned?"
+    r"|\s*who\s+(?:says|said|claims|claimed|told\s+you|thinks|ever\s+said)\s+(?:that\s+)?(?P<claim6>.+?)\s*\?+")
+_OPINION = (r"(?:(?:i|we)\s*(?:(?:really|strongly|do|honestly|personally)\s+)?(?:believe|think|feel|guess|suppose|"
+            r"reckon|assume|understand|expect|would\s+say|'d\s+say|(?:am|'m|are|'re)\s+(?:pretty\s+|fairly\s+|quite\s+|"
+            r"very\s+|almost\s+)?(?:sure|certain|confident|positive))|my\s+(?:guess|understanding|impression|sense)\s+is)")
+#: a frame that asserts the claim after it: "It is true that X", "It is the case that X"; an opinion or a hedge
+#: ("If you ask me, X", "I believe X", "As far as I know, X"); a question that presupposes it ("Did you know X?",
+#: "Isn't it great that X?"); an uncertainty or a refusal before "but" ("I'm not sure, but X")
+_AFFIRMED = re.compile(
+    r"(?i)\s*(?:it|that|this)(?:'s|\s+is)\s+(?:true|correct|right|the\s+case|so)\s*,?\s+that\s+(?P<claim>.+)"
+    r"|\s*(?:(?:if\s+you\s+ask\s+me|in\s+my\s+(?:honest\s+)?(?:opinion|view|experience|understanding)|personally|"
+    r"to\s+my\s+knowledge|as\s+far\s+as\s+(?:i|we)\s+(?:know|can\s+tell)|from\s+what\s+(?:i|we)\s+(?:know|understand|"
+    r"can\s+tell|(?:have\s+)?read)|honestly|frankly|to\s+be\s+(?:honest|fair|clear)|believe\s+it\s+or\s+not|"
+    r"interestingly|surprisingly|fun\s+fact|in\s+fact|actually)\s*[,:\u2014-]?\s+)?"
+    + _OPINION + r"\s*,?\s+(?:that\s+)?(?P<claim2>.+)"
+    r"|\s*(?:if\s+you\s+ask\s+me|in\s+my\s+(?:honest\s+)?(?:opinion|view|experience|understanding)|personally|"
+    r"to\s+my\s+knowledge|as\s+far\s+as\s+(?:i|we)\s+(?:know|can\s+tell)|from\s+what\s+(?:i|we)\s+(?:know|understand|"
+    r"can\s+tell|(?:have\s+)?read)|believe\s+it\s+or\s+not|fun\s+fact)\s*[,:\u2014-]?\s+(?P<claim3>.+)"
+    r"|\s*(?:did|do)\s+you\s+know\s+(?:that\s+)?(?P<claim4>.+?)\s*\?+"
+    r"|\s*(?:isn't|is\s+it\s+not|wasn't|ain't)\s+it\s+(?:great|nice|good|wonderful|amazing|cool|true|interesting|"
+    r"convenient|handy|lucky|fortunate)\s+that\s+(?P<claim5>.+?)\s*\?+"
+    r"|\s*(?:i'm|i\s+am|we're|we\s+are)\s+not\s+(?:entirely\s+|completely\s+|totally\s+|100%\s+)?(?:sure|certain)"
+    r"(?:\s+(?:about\s+(?:that|this|it)|if\s+(?:that|this|it)\s+helps))?\s*,\s*but\s+(?P<claim6>.+)")
+#: the refusal before "but" of a sentence ("I couldn't find that in the documents, but X"): X is the claim
+_BUT = re.compile(r"(?i)(?P<lead>.+?),?\s+but\s+(?P<claim>.+)")
 
 
 def framed_claim(sentence: str) -> tuple[str, bool] | None:
@@ -438,12 +462,146 @@ def framed_claim(sentence: str) -> tuple[str, bool] | None:
     text = sentence.strip().replace("\u2019", "'")
     m = _DENIED.fullmatch(text)
     if m:
-        claim = next(g for g in (m.group(f"claim{n}") for n in ("", "2", "3", "4", "5")) if g)
-        return claim.strip(), False
+        claim = next(g for g in (m.group(f"claim{n}") for n in ("", "2", "3", "4", "5", "6")) if g)
+        return _as_statement(claim), False
     m = _AFFIRMED.fullmatch(text)
     if m:
-        return m.group("claim").strip(), True
+        claim = next(g for g in (m.group(f"claim{n}") for n in ("", "2", "3", "4", "5", "6")) if g)
+        return _as_statement(claim), True
+    m = _BUT.fullmatch(text)
+    if m and is_refusal(m.group("lead").strip().rstrip(",")):
+        return _as_statement(m.group("claim")), True
+    m = _NAV.fullmatch(text)
+    if m and any(t.lower() in AUX or t.lower() in NEG_AUX for t in tokenize(m.group("claim"))):
+        # "See [gift cards can be returned within 30 days](https://...)." claims what the link's text says
+        return _as_statement(m.group("claim")), True
     return None
+
+
+#: a pointer to more reading before a clause (a link's text, rendered): "See ...", "Read more: ..."
+_NAV = re.compile(r"(?i)\s*(?:see(?:\s+also)?|read\s+more|learn\s+more|more\s+info(?:rmation)?|details|check(?:\s+out)?|"
+                  r"refer\s+to|visit|source|sources|via|per|related)\s*(?::|\s+here:|\s+at:)?\s+(?P<claim>.+)")
+#: "The same applies to gift cards.", "Ditto for gift cards.": an ellipsis of what was said before
+_SAME_FOR = re.compile(
+    r"(?i)\s*(?:(?:and\s+|but\s+)?(?:the\s+same|same|this|that|it)\s+(?:also\s+)?(?:applies|apply|goes|holds|is\s+true|"
+    r"counts)\s+(?:also\s+)?(?:to|for|of|with)|ditto\s+(?:for|with)|same\s+(?:for|with|goes\s+for)|likewise\s+(?:for|with)"
+    r")\s+(?P<np>[^.!?]{1,60}?)(?:\s+(?:too|as\s+well|also))?\s*[.!]*")
+
+
+def same_for(sentence: str) -> str | None:
+    """"The same applies to gift cards." -> "Gift cards too." (read after the claim before it), else None."""
+    m = _SAME_FOR.fullmatch(sentence.strip())
+    if m is None:
+        return None
+    np = m.group("np").strip()
+    return f"{np[:1].upper()}{np[1:]} too."
+
+
+def _as_statement(claim: str) -> str:
+    """A claim cut out of a frame, as a sentence: "gift cards can't be returned?" -> "gift cards can't be returned."."""
+    claim = claim.strip().rstrip("?").rstrip()
+    return claim if claim.endswith((".", "!")) else claim + "."
+
+
+_INCLUDING = r"including|incl\.|such\s+as|e\.\s?g\.,?|eg|for\s+example|for\s+instance|like|especially|particularly|notably"
+_EXCLUDING = r"except(?:\s+for)?|excluding|but\s+not|other\s+than|apart\s+from|not\s+including|besides"
+#: a subject with an aside that names members of it: "Items (including gift cards) can be returned.", "Items, such as
+#: gift cards, can ...", "Items (except gift cards) can ..."
+_ASIDE = re.compile(
+    r"(?is)(?P<subject>[^,()\[\]]{2,80}?)\s*(?:\(\s*(?P<kw>" + _INCLUDING + "|" + _EXCLUDING + r")\s+(?P<members>[^()]{1,80}?)"
+    r"\s*\)|,\s*(?P<kw2>" + _INCLUDING + "|" + _EXCLUDING + r")\s+(?P<members2>[^,()]{1,80}?)\s*,)\s+(?P<predicate>\S.*)")
+
+
+def aside_claims(sentence: str) -> list[str] | None:
+    """The claims of a sentence whose subject carries an aside naming some of its members: the sentence without the
+    aside, and what it says of the members: "Items (including gift cards) can be returned within 30 days." ->
+    "Items can be returned within 30 days." and "Gift cards can be returned within 30 days."; with "except" the
+    members' claim is negated ("Gift cards cannot be returned within 30 days."). None when the sentence has no such
+    aside, or its predicate has no auxiliary to negate for an exception.
+
+    >>> aside_claims("Items (including gift cards) can be returned within 30 days.")
+    ['Items can be returned within 30 days.', 'Gift cards can be returned within 30 days.']
+    >>> aside_claims("Items, except gift cards, can be returned.")
+    ['Items can be returned.', 'Gift cards cannot be returned.']
+    """
+    m = _ASIDE.fullmatch(sentence.strip())
+    if m is None:
+        return None
+    subject, predicate = m.group("subject").strip(), m.group("predicate").strip()
+    kw = (m.group("kw") or m.group("kw2") or "").lower()
+    members = (m.group("members") or m.group("members2") or "").strip().rstrip(".,;")
+    subject_toks = [t.lower() for t in tokenize(subject)]
+    if not members or not claim_subject(f"{subject} {predicate}") or len(subject_toks) > SUBJECT_MAX_TOKENS or any(
+            t in AUX or t in NEG_AUX or t in BE for t in subject_toks) or \
+            tokenize(members)[0].lower() in PREPOSITIONS | {"of"}:
+        return None  # the aside is not on the subject ("Returns, especially of gift cards, ...", "Refunds are issued
+        #              (like all payments) within 5 days.")
+    main = f"{subject} {predicate}"
+    of_members = f"{members[:1].upper()}{members[1:]} {predicate}"
+    if re.fullmatch(_EXCLUDING, kw, flags=re.I):
+        negated = negate(of_members)
+        if negated is None:
+            return None
+        of_members = negated[:1].upper() + negated[1:]
+    return [main[:1].upper() + main[1:], of_members]
+
+
+#: adjectives that start a predicate with no subject ("Free for members.", "Available on the Pro plan.")
+_PREDICATE_ADJECTIVES = frozenset("free available eligible included excluded valid invalid open closed required "
+                                  "optional subject due possible allowed permitted prohibited forbidden mandatory "
+                                  "compatible incompatible covered exempt entitled liable responsible able unable "
+                                  "non-refundable nonrefundable refundable returnable".split())
+#: labels that introduce a whole statement, not a subject ("Note: ...", "Short answer: ...")
+_DISCOURSE_LABELS = frozenset("note notes tip tips important warning caution summary answer update tldr tl;dr "
+                              "conclusion result bottom line short long key point fyi ps p.s reminder example "
+                              "source sources reference step details info information".split())
+
+
+def _noun_label(label: str) -> bool:
+    """A short noun phrase that can be a subject: "Gift cards", "The Basic plan", "Priority support"."""
+    toks = [t for t in tokenize(label) if t[:1].isalnum()]
+    low = [t.lower() for t in toks]
+    return (0 < len(toks) <= 5 and not any(t in AUX or t in NEG_AUX or t in BE or t in PRONOUNS or t in WH
+                                           for t in low)
+            and not set(low) & _DISCOURSE_LABELS and low[-1] not in DETERMINERS and low[0] not in PREPOSITIONS
+            and not any(ch.isdigit() for ch in label))
+
+
+def predicate_claim(subject: str, predicate: str) -> str | None:
+    """``predicate`` (a sentence with no subject: "Returnable within 30 days.", "Cannot be returned.", "Includes
+    priority support.") said of ``subject``, or None when it has a subject of its own or is no predicate."""
+    subject, predicate = subject.strip().rstrip(".?!:"), predicate.strip()
+    toks = tokenize(predicate)
+    if not toks or not _noun_label(subject):
+        return None
+    first = toks[0].lower()
+    second = toks[1].lower() if len(toks) > 1 else ""
+    body = predicate[:1].lower() + predicate[1:]
+    if first in AUX or first in NEG_AUX or first in NEG_AUX_BARE or first == "not" and second not in DETERMINERS:
+        verb: list[str] = []
+    elif first.endswith(("able", "ible")) or first in _PREDICATE_ADJECTIVES or (
+            len(first) > 4 and first.endswith("ed") and second not in DETERMINERS):
+        verb = ["are" if (_number(tokenize(subject)) or "singular") == "plural" else "is"]
+    elif first.endswith("s") and looks_verb(first) and second not in AUX and second not in BE:
+        verb = []  # "Includes priority support."
+    else:
+        return None
+    subject = subject[:1].upper() + subject[1:]
+    return " ".join([subject, *verb, body]).replace(" ,", ",")
+
+
+_LABEL_VALUE = re.compile(r"\s*(?:[-*+\u2022]\s+)?(?P<label>[^:\n]{1,60}?)\s*[:\u2014\u2013]\s+(?P<value>\S.*)", re.S)
+
+
+def label_claim(sentence: str) -> str | None:
+    """The statement of a "label: value" line whose value is a predicate of the label: "Gift cards: returnable within
+    30 days." -> "Gift cards are returnable within 30 days."; "Gift cards: cannot be returned." -> "Gift cards cannot
+    be returned.". None for other lines ("Note: gift cards ...", "Gift cards: they cannot be returned.")."""
+    m = _LABEL_VALUE.fullmatch(sentence.strip())
+    if m is None or len(m.group("label").strip()) < 2 or m.group("value").rstrip().endswith("?"):
+        return None
+    made = predicate_claim(m.group("label"), m.group("value"))
+    return made if made is None or made.endswith((".", "!", "?")) else made + "."
 
 
 #: subject pronouns read as what they point at, with the number of the noun phrase each needs
@@ -480,7 +638,30 @@ def _number(tokens: list[str]) -> str | None:
 
 def _agrees(referent: str, kind: str) -> bool:
     number = _number(tokenize(referent))
-    return number is not None and (number == kind or (kind == "person" and number == "singular"))
+    return number is not None and (number == kind or (kind == "person" and number == "singular"
+                                                      and _names_a_person(referent)))
+
+
+#: nouns of people: "the doctor", "a spokeswoman" are what "he"/"she" can point at; "the Basic plan" is not
+_PERSON_NOUNS = frozenset(
+    "man woman boy girl child person doctor nurse surgeon dentist patient officer minister president chancellor premier "
+    "senator governor mayor author writer teacher professor student player coach manager director chief leader king "
+    "queen prince princess father mother son daughter husband wife brother sister friend spokesman spokeswoman "
+    "spokesperson actor actress singer artist founder owner chairman chairwoman ceo judge lawyer customer employee "
+    "worker driver pilot captain soldier victim suspect witness farmer scientist researcher engineer agent "
+    "representative member candidate winner champion".split())
+
+
+def _names_a_person(referent: str) -> bool:
+    """A referent "he"/"she" can point at: a name ("Dr. Jones", "Maria Lopez") or a noun of a person ("the doctor")."""
+    toks = [t for t in tokenize(referent) if t[:1].isalpha()]
+    if not toks:
+        return False
+    if toks[-1].lower() in _PERSON_NOUNS or toks[-1].lower().rstrip("s") in _PERSON_NOUNS:
+        return True
+    words = [t for t in toks if t.lower() not in DETERMINERS]
+    return bool(words) and all(t[:1].isupper() for t in words) and (
+        len(words) > 1 or toks[0] in _TITLES or toks[0].lower() not in DETERMINERS)
 
 
 def _verb_after(toks: list[str], k: int) -> bool:
@@ -579,8 +760,10 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         # a reply ("Yes, refunds are issued once they are returned.") speaks of what was asked before what it names
         order = referents + own if loose else own + referents
         referent = next((r for r in order if _agrees(r, kind)), None)
-        if referent is None and (loose or anaphoric or kind in ("plural", "person")) and order:
+        if referent is None and (loose or anaphoric or kind == "plural") and order:
             referent = order[0]  # a singular "they"; a reply's pronoun points at what was asked
+        if referent is None and kind == "person":
+            continue  # "he"/"she" with no person named before it: read as written
         if referent is None:
             return None
         words = referent.split()
@@ -619,8 +802,9 @@ def _anaphoric_np(toks: list[str], k: int) -> int | None:
     prev = toks[k - 1].lower() if k else ""
     if k and prev not in _CLAUSE_START and not prev.endswith("ly"):
         return None  # a relative "that" ("a plan that ..."), an object ("return these items")
-    if low in _ANAPHORIC_ALONE:
-        return k if _verb_after(toks, k) else None
+    if low in _ANAPHORIC_ALONE:  # "Both can ...", "Each is ...": an auxiliary right after it ("both plans": no)
+        nxt = toks[k + 1].lower() if k + 1 < len(toks) else ""
+        return k if nxt in AUX or nxt in NEG_AUX or nxt in NEG_AUX_BARE else None
     if low not in _ANAPHORIC_DETERMINERS:
         return None
     for j in range(k + 1, min(k + 4, len(toks))):
@@ -979,7 +1163,20 @@ def yes_no_statement(question: str, yes: bool) -> str | None:
     """
     # a negative question is answered by the polarity of the statement: "Isn't it free?" "Yes" = it is free
     clause = _clause(question, positive=yes)
-    return as_sentence(clause[0] + clause[1] + clause[2]) if clause else None
+    if clause is None:
+        return None
+    subject, verb, rest = clause
+    if not yes and [t.lower() for t in subject] == ["there"] and verb[-1:] == ["not"] and rest:
+        # "Are there (any) monthly fees?" + no: "There are no monthly fees." (not "There are not monthly fees.")
+        rest = rest[1:] if rest[0].lower() in ("any", "some") else rest
+        verb = verb[:-1] + ["no"]
+    return as_sentence(subject + verb + rest)
+
+
+#: words that open a clause or phrase that cannot stand as a sentence after a yes/no word ("Yes, because ...",
+#: "No, unless ...", "Yes, by a vote of 7 to 2."): the answer is the question's statement with it attached
+_SUBORDINATE = frozenset("because since as if unless provided providing although though while whereas when once "
+                         "until so given assuming except".split())
 
 
 def wh_statement(question: str, answer: str) -> str | None:
@@ -1075,6 +1272,20 @@ def _trim(rest: str) -> str:
     return rest[:end].strip()
 
 
+def _dependent(toks: list[str]) -> bool:
+    """Words that cannot stand as a sentence: a subordinate clause or a prepositional phrase ("because ...",
+    "within 30 days")."""
+    first = toks[0].lower() if toks else ""
+    return first in _SUBORDINATE or (first in PREPOSITIONS and first != "to")
+
+
+def dependent_reply(answer: str) -> bool:
+    """A yes/no answer (or echo) followed by a clause that cannot stand alone: "Yes, because items can be returned.",
+    "They can, as long as they are unused.": its claim is the question's statement with the clause attached."""
+    value, rest = polarity(answer)
+    return value is not None and _dependent(tokenize(_trim(rest)))
+
+
 def answer_claim(question: str, answer: str) -> AnswerClaim | None:
     """The statement ``answer`` makes as an answer to ``question``, when the answer alone is no claim; else None.
 
@@ -1098,8 +1309,9 @@ def answer_claim(question: str, answer: str) -> AnswerClaim | None:
         if not rest_clean:
             return AnswerClaim(base, "yes/no") if base else None
         toks = tokenize(rest_clean)
-        if len(toks) >= 4 and any(t.lower() in AUX | set(NEG_AUX) | VERBS or looks_verb(t) for t in toks):
-            return None  # read as written
+        if not _dependent(toks) and len(toks) >= 4 and any(
+                t.lower() in AUX | set(NEG_AUX) | VERBS or looks_verb(t) for t in toks):
+            return None  # read as written: a statement of its own ("No, gift cards cannot be returned.")
         if base is None:
             return None
         return AnswerClaim(base[:-1] + ", " + rest_clean + ".", "yes/no")

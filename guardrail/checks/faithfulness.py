@@ -30,20 +30,25 @@ import numpy as np
 
 from guardrail.checks.calibration import Calibrator
 from guardrail.checks.claims import (
-    AnswerClaim,
+    aside_claims,
     answer_claim,
+    AnswerClaim,
     claim_object,
     claim_subject,
+    dependent_reply,
     echoed_subject,
     framed_claim,
     is_elliptical,
+    label_claim,
     makes_claim,
     negate,
     polarity,
+    predicate_claim,
     pronoun_ellipsis,
     question_referents,
     resolve_ellipsis,
     resolve_pronouns,
+    same_for,
     split_claims,
     yes_no_answer,
     yes_no_statement,
@@ -60,7 +65,7 @@ from guardrail.checks.evidence import (
 )
 from guardrail.checks.evidence import FaithfulnessResult as FaithfulnessResult
 from guardrail.checks.evidence import SentenceEvidence as SentenceEvidence
-from guardrail.checks.grounding import context_terms
+from guardrail.checks.grounding import as_context_numbers, context_terms, number_spellings
 from guardrail.checks.pairing import Units, fit_units, score_pairs, select_premises
 from guardrail.checks.premises import PREMISE_MODES, ContextIndex, PremiseMode
 from guardrail.errors import ConfigurationError, InputError, UncheckableError
@@ -288,6 +293,7 @@ class FaithfulnessCheck:
         self.nli = nli
         self.config = config or FaithfulnessConfig()
         self._prepared: LRUCache[_Prepared] = LRUCache(64)
+        self._numbers: LRUCache[dict[float, str]] = LRUCache(64)
         self._calibrator = calibrator
 
     @property
@@ -368,6 +374,15 @@ class FaithfulnessCheck:
                 title = topic = _title_words(text)
                 topic_age = 0
                 continue
+            labelled = label_claim(text) if cfg.answer_claims else None
+            if labelled is None and cfg.answer_claims and prior and not prior.rstrip().endswith(":"):
+                # "Gift cards. Returnable within 30 days.": a predicate with no subject is said of the noun
+                # phrase before it (a label line, "Gift cards:", is read as a topic below)
+                labelled = predicate_claim(echoed_subject(prior) or prior, text)
+            if labelled is not None and tok.count(labelled) <= hyp_budget:
+                # "Gift cards: returnable within 30 days." claims "Gift cards are returnable within 30 days."
+                items.append(ResponseItem(span, text, labelled, True, False, claim=True))
+                continue
             pronoun = pronoun_ellipsis(text)
             reply_rest = ""
             named = echoed_subject(prior) if prior else None
@@ -412,6 +427,13 @@ class FaithfulnessCheck:
                 if stated is not None and tok.count(stated) <= hyp_budget:
                     items.append(ResponseItem(span, text, stated, True, True, claim=True))
                     continue
+            same = same_for(text) if cfg.answer_claims else None
+            if same is not None and prior and makes_claim(prior) and not is_elliptical(prior):
+                # "The same applies to gift cards." is "Gift cards too." after the claim before it
+                made_text = resolve_ellipsis(prior, same) or f"{prior} {same}"
+                if tok.count(made_text) <= hyp_budget:
+                    items.append(ResponseItem(span, text, made_text, True, False, claim=True))
+                    continue
             if prior and is_elliptical(text) and makes_claim(prior) and not is_elliptical(prior):
                 # "Items can be returned within 30 days. Gift cards too.": the ellipsis claims what the sentence before
                 # it claims, of gift cards ("Gift cards can be returned within 30 days."); a shape not rebuilt is
@@ -420,6 +442,12 @@ class FaithfulnessCheck:
                 if tok.count(made_text) <= hyp_budget:
                     items.append(ResponseItem(span, text, made_text, True, False, claim=True))
                     continue
+            asides = aside_claims(text) if cfg.answer_claims else None
+            if asides is not None and all(tok.count(p) <= hyp_budget for p in asides):
+                # "Items (including gift cards) can be returned within 30 days." also claims it of gift cards; "(except
+                # gift cards)" claims they cannot
+                items.extend(ResponseItem(span, text, p, True, False, claim=True) for p in asides)
+                continue
             exception = _EXCEPTION_IN.fullmatch(text.strip())
             if exception is not None and cfg.answer_claims:
                 # "Gift cards cannot be returned, except within 30 days." also claims its exception: that gift cards can
@@ -450,7 +478,8 @@ class FaithfulnessCheck:
                 if tok.count(stated) <= hyp_budget:
                     items.append(ResponseItem(span, text, stated, True, False, claim=True))
                     continue
-            if cfg.answer_claims and not text.rstrip().endswith("?") and not yes_no_answer(text) and is_claim(text):
+            if cfg.answer_claims and not text.rstrip().endswith("?") and not yes_no_answer(text) and is_claim(text) \
+                    and not (q and dependent_reply(text)):
                 # "Yes, they can be returned within 30 days." under "Can gift cards be returned?" claims that gift
                 # cards can: a pronoun is read as what it points at (alone, any context about anything returnable
                 # within 30 days would entail it)
@@ -471,9 +500,11 @@ class FaithfulnessCheck:
                 if made is not None and made.kind == "wh-span" and not cfg.span_claims:
                     made = None
                 if made is None and polarity(text)[0] is not None and is_claim(polarity(text)[1]):
-                    # "No, gift cards cannot be returned.": the statement after the yes/no word is the claim
+                    # "No, gift cards cannot be returned.": the statement after the yes/no word is the claim; a
+                    # clause that cannot stand alone ("Yes, because items can be returned.", "You can, within 30
+                    # days.") is attached to the question's statement, which the yes/no word claims
                     rest = polarity(text)[1]
-                    made = AnswerClaim(rest[0].upper() + rest[1:], "stated")
+                    made = answer_claim(q, text) or AnswerClaim(rest[0].upper() + rest[1:], "stated")
                 if made is not None and tok.count(made.statement) <= hyp_budget:
                     items.append(ResponseItem(span, text, made.statement, True, fragment, claim=True))
                     continue
@@ -521,6 +552,10 @@ class FaithfulnessCheck:
         special = tok.special_tokens(pair=True)
         hyp_budget = max(8, (max_len - special) // 2)
         items = self._items(question, response, hyp_budget, preceding, titles, preceding_title)
+        spellings = self._spellings(contexts)
+        if spellings:  # "1240" is read against "1,240" as the same number the contexts write
+            items = [dataclasses.replace(it, hypothesis=as_context_numbers(it.hypothesis, spellings))
+                     if it.check else it for it in items]
         checked = [it for it in items if it.check]
         hyp_tokens = tok.count_many([it.hypothesis for it in checked]) if checked else [0]
         # a few tokens of slack: joined sentences can tokenize slightly longer than their parts
@@ -549,6 +584,15 @@ class FaithfulnessCheck:
             model_tokens=scores.tokens,
             context_sentences=prepared.index.num_sentences,
         )
+
+    def _spellings(self, contexts: Sequence[str]) -> dict[float, str]:
+        """How the contexts write their numbers (cached per contexts, as the premises are)."""
+        key = tuple(contexts)
+        found = self._numbers.get(key)
+        if found is None:
+            found = number_spellings(contexts)
+            self._numbers.put(key, found)
+        return found
 
     def _prepare(self, contexts: Sequence[str], budget: int) -> _Prepared:
         """The contexts' sentence index, premise units and vocabulary, built once per contexts (cached)."""

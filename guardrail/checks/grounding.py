@@ -72,3 +72,48 @@ def coverage(hyp_words: Sequence[str], premise_words: frozenset[str]) -> float:
         return 1.0
     return sum(1 for w in hyp_words if w in premise_words) / len(hyp_words)
 
+
+#: a number as written in running text: digits with thousands separators or a decimal part ("1,240", "0.5")
+_FIGURE = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,]|\.\d)|(?<![\w.,])\d+(?:\.\d+)?(?![\w,]|\.\d)")
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty".split())}
+_NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90})
+_WORD = re.compile(r"(?i)\b(" + "|".join(_NUMBER_WORDS) + r")\b")
+
+
+def _value(figure: str) -> float:
+    return float(figure.replace(",", ""))
+
+
+def number_spellings(contexts: Iterable[str]) -> dict[float, str]:
+    """How the contexts write each number they hold (the first spelling of each value): "1,240", "two"."""
+    out: dict[float, str] = {}
+    for text in contexts:
+        for m in _FIGURE.finditer(text):
+            out.setdefault(_value(m.group()), m.group())
+        for m in _WORD.finditer(text):
+            out.setdefault(float(_NUMBER_WORDS[m.group().lower()]), m.group().lower())
+    return out
+
+
+def as_context_numbers(sentence: str, spellings: dict[float, str]) -> str:
+    """``sentence`` with each number written as the contexts write the same value ("1240" -> "1,240", "2 weeks" ->
+    "two weeks" where the contexts say "1,240" and "two"): a model reads "1240" against "1,240" as another number.
+    Values the contexts do not hold are left as written."""
+    if not spellings:
+        return sentence
+
+    def figure(m: re.Match[str]) -> str:
+        seen = spellings.get(_value(m.group()))
+        return m.group() if seen is None or (not seen[:1].isdigit() and "." in m.group()) else seen
+
+    def word(m: re.Match[str]) -> str:
+        if m.group().lower() == "one":  # a pronoun as often as a number ("One of them", "one can ...")
+            return m.group()
+        seen = spellings.get(float(_NUMBER_WORDS[m.group().lower()]))
+        return seen if seen is not None and seen[:1].isdigit() else m.group()
+
+    out = _FIGURE.sub(figure, sentence)
+    return _WORD.sub(word, out)
+

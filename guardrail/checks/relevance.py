@@ -114,7 +114,30 @@ class RelevanceCheck:
             return None, resp_rel
         if not contexts:
             return empty, resp_rel
+        if not with_sentences:
+            # a chunk scores as its best window or its best sentence; the sentences are embedded only when no window
+            # reaches the threshold: a short question ("How long was the trial?") scores low against a whole chunk
+            # that covers more than it asks, and high against the sentence that answers it
+            windows = sims[:len(owners)]
+            if float(windows.max(initial=0.0)) < cfg.chunk_threshold:
+                sentences, more = self._sentences(contexts)
+                if sentences:
+                    extra = self.embedder.embed(sentences) @ vecs[0]
+                    owners = owners + more
+                    sims = np.concatenate([windows, extra])
         return self._retrieval(len(contexts), owners, sims, with_sentences), resp_rel
+
+    @staticmethod
+    def _sentences(contexts: Sequence[str]) -> tuple[list[str], list[tuple[int, bool]]]:
+        """The sentences of chunks that have more than one (a one-sentence chunk's window is its sentence)."""
+        texts: list[str] = []
+        owners: list[tuple[int, bool]] = []
+        for c, text in enumerate(contexts):
+            sents = split_sentences(text)
+            if len(sents) > 1:
+                texts.extend(s.of(text) for s in sents)
+                owners.extend((c, True) for _ in sents)
+        return texts, owners
 
     def _texts(self, question: str, contexts: Sequence[str] | None,
                with_sentences: bool) -> tuple[list[str], list[tuple[int, bool]]]:
@@ -146,8 +169,9 @@ class RelevanceCheck:
         for (c, is_sentence), sim in zip(owners, sims):
             if is_sentence:
                 sent_scores.append(float(sim))
-            else:
-                chunk_scores[c] = max(chunk_scores[c], float(sim))
+            # a chunk scores as its best window or sentence: a sentence answers a short question better than a
+            # window that says more
+            chunk_scores[c] = max(chunk_scores[c], float(sim))
         chunks = tuple(
             ChunkRelevance(i, _clip(float(s)), _clip(float(s)) >= cfg.chunk_threshold) for i, s in enumerate(chunk_scores)
         )

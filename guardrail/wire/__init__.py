@@ -43,7 +43,7 @@ answers), :mod:`~guardrail.wire.completions`, :mod:`~guardrail.wire.responses` (
 from __future__ import annotations
 
 from .arguments import ArgumentsReader, arguments_text
-from .body import MAX_BODY_BYTES, Decoder, loads, sniff
+from .body import MAX_BODY_BYTES, Decoder, check_charset, loads, sniff
 from .chat import Answer, iter_texts, replace_answers
 from .classify import Sniffer, is_event_stream, read_answers, request_strings
 from .fields import MAX_CHOICES, is_atom
@@ -64,6 +64,7 @@ __all__ = [
     "SSEParser",
     "Sniffer",
     "arguments_text",
+    "check_charset",
     "event_bytes",
     "is_event_stream",
     "iter_texts",

@@ -46,6 +46,27 @@ def loads(data: bytes) -> Any:
 
 
 # --------------------------------------------------------------------------- content encodings
+#: the charsets whose reading of a body is the guard's (UTF-8 and its ASCII subset)
+_UTF8_CHARSETS = frozenset({"utf-8", "utf8", "us-ascii", "ascii", "ansi_x3.4-1968", "iso646-us"})
+
+
+def check_charset(content_type: str | None) -> None:
+    """Refuse (:class:`UnreadableError`) an answer whose ``Content-Type`` declares a charset other than UTF-8.
+
+    The guard reads every answer as UTF-8; a client that honours ``charset=utf-7`` (requests, httpx, aiohttp) reads
+    the same bytes as other text ("+ACA-..." is a hidden sentence in UTF-7), so the guard's reading and the client's
+    must be the same one or the answer is not delivered as checked."""
+    for param in (content_type or "").split(";")[1:]:
+        name, _, value = param.partition("=")
+        if name.strip().lower() != "charset":
+            continue
+        charset = value.strip().strip('"').strip("'").strip().lower()
+        if charset not in _UTF8_CHARSETS:
+            raise UnreadableError(f"the answer is labelled charset={value.strip()!s}, and guardrail reads answers as "
+                                  "UTF-8 only (a client would decode the bytes as other text than the guard checked); "
+                                  "have the upstream send UTF-8")
+
+
 class Decoder:
     """Incremental ``Content-Encoding`` decoder (identity, gzip, deflate in zlib or raw form); errors raise
     :class:`UnreadableError`. Output is bounded to ``limit`` bytes (a zip bomb is unreadable, not a crash)."""
