@@ -3,14 +3,39 @@ hallucination blocked as a JSON answer and as a stream, its faithful twin delive
 
 - a noun phrase that only points back ("These items ...", "That one ...", "Such products ...", "Both can ...") is
   read as what it points at, like a pronoun; a phrase whose head names a kind of its own ("This decision ...") is
-  kept as written.
+  kept as written;
+- a charset other than UTF-8 on an answer: a client that honours ``charset=utf-7`` reads other text than the guard
+  checked, so the answer is unreadable (JSON, stream, middleware);
+- ``/v1/completions`` with a ``prompt`` list: one string is the question; several prompts or token ids leave the
+  question unknown, so the gateway refuses the request with a 400 and the middleware's answer is unreadable;
+- sentences whose claim sits in a frame: a yes/no word before a clause that cannot stand alone ("Yes, because
+  ..."), opinions ("If you ask me, ..."), presupposing and rhetorical questions ("Did you know ...?", "Who says
+  ...?"), a refusal or an uncertainty before "but"; asides that name members of the subject ("Items (including gift
+  cards) ..."); "Label: predicate" lines and a predicate after a bare noun phrase; "The same applies to X."; a
+  link's text read as the clause it is ("See [X can ...](url).");
+- faithful answers that were blocked: numbers written unlike the context ("1240" against "1,240"), closing
+  well-wishes and offers ("Have a great trip!", "Would you like help opening an account?"), "Both plans ..." (a
+  determiner, not a pronoun), "No." to "Are there any X?" ("There are no X.").
 
 The gateway, upstream and helpers are ``tests/test_bypass.py``'s."""
 
 from __future__ import annotations
 
 import pytest
-from test_bypass import evaluator, gw, upstream  # noqa: F401 - fixtures
+import httpx
+from test_bypass import (  # noqa: F401 - fixtures
+    assert_blocked,
+    assert_delivered,
+    chat,
+    dumps,
+    evaluator,
+    gw,
+    post,
+    script,
+    sse,
+    upstream,
+    words_stream,
+)
 from test_bypass_round5 import CTX
 from test_bypass_round6 import assert_blocked_both, assert_delivered_both
 
@@ -56,3 +81,126 @@ def test_a_faithful_noun_phrase_that_points_back_is_delivered(gw: tuple[str, Tel
 ])
 def test_which_noun_phrases_point_back(sentence: str, read: str | None) -> None:
     assert resolve_pronouns(sentence, ["gift cards", "the Basic plan"]) == read
+
+
+# --------------------------------------------------------------------------- claims in frames
+PLAN = ["The Pro plan includes priority support and a dedicated account manager. The Basic plan does not include "
+        "priority support. Both plans include email support."]
+BASIC = "Does the Basic plan include priority support?"
+
+
+@pytest.mark.parametrize(("contexts", "question", "answer"), [
+    (PLAN, BASIC, "Yes, as the Pro plan includes priority support."),
+    (CTX, "Can I return a gift card?", "Yes, because items can be returned within 30 days of delivery."),
+    (CTX, "Can I return a gift card?", "They can, as long as they are unused."),
+    (CTX, RETURNS, "If you ask me, gift cards can be returned within 30 days of delivery."),
+    (CTX, RETURNS, "I believe gift cards can be returned within 30 days of delivery."),
+    (CTX, RETURNS, "Who says gift cards can't be returned?"),
+    (PLAN, "What does the Basic plan include?", "Isn't it great that the Basic plan includes priority support?"),
+    (CTX, RETURNS, "Did you know gift cards can be returned within 30 days of delivery?"),
+    (CTX, RETURNS, "I couldn't find that in the documents, but gift cards can be returned within 30 days of delivery."),
+    (PLAN, "What does the Basic plan include?", "I'm not sure, but the Basic plan includes priority support."),
+    (CTX, RETURNS, "Items (including gift cards) can be returned within 30 days of delivery."),
+    (CTX, RETURNS, "Items, such as gift cards, can be returned within 30 days of delivery."),
+    (CTX, RETURNS, "**Gift cards:** returnable within 30 days of delivery."),
+    (CTX, RETURNS, "Gift cards. Returnable within 30 days of delivery."),
+    (CTX, RETURNS, "See [gift cards can be returned within 30 days](https://shop.example.com/returns)."),
+    (CTX, RETURNS, "Items can be returned within 30 days of delivery. The same applies to gift cards."),
+])
+def test_a_claim_in_a_frame_is_judged_for_what_it_asserts(gw: tuple[str, Telemetry], contexts: list[str],
+                                                          question: str, answer: str) -> None:
+    assert_blocked_both(gw[0], answer, contexts, question)
+
+
+FEES = ["There are no monthly maintenance fees. A $10 fee applies to each withdrawal after the sixth in a month."]
+TRIAL = ["The trial enrolled 1,240 adults and ran for twelve months."]
+
+
+@pytest.mark.parametrize(("contexts", "question", "answer"), [
+    (PLAN, BASIC, "No, as only the Pro plan includes priority support."),
+    (CTX, RETURNS, "Items (except gift cards) can be returned within 30 days of delivery."),
+    (CTX, RETURNS, "**Gift cards:** cannot be returned."),
+    (CTX, RETURNS, "I believe gift cards cannot be returned."),
+    (CTX, RETURNS, "Items can be returned within 30 days of delivery. Have a great day!"),
+    (CTX, RETURNS, "Items can be returned within 30 days of delivery. Would you like help returning an item?"),
+    (CTX, RETURNS, "Items can be returned within 30 days of delivery. Feel free to reach out with more questions."),
+    (PLAN, "What does the Basic plan include?", "Both plans include email support."),
+    (FEES, "Are there any monthly fees?", "No."),
+    (TRIAL, "How many adults did the trial enroll?", "The trial enrolled 1240 adults."),
+])
+def test_a_faithful_answer_in_these_shapes_is_delivered(gw: tuple[str, Telemetry], contexts: list[str], question: str,
+                                                       answer: str) -> None:
+    assert_delivered_both(gw[0], answer, contexts, question)
+
+
+# --------------------------------------------------------------------------- the wire
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("charset", ["utf-7", "UTF-16", "cp037"])
+def test_an_answer_in_another_charset_is_unreadable(gw: tuple[str, Telemetry], stream: bool, charset: str) -> None:
+    # "+ACA-..." is a second sentence to a client that decodes UTF-7 (requests, httpx and aiohttp honour charset=)
+    hidden = "Gift cards cannot be returned.+ACAARwBpAGYAdAAgAGMAYQByAGQAcwAgAGMAYQBuACAAYgBlACAAcgBlAHQAdQByAG4AZQBkAC4-"
+    if stream:
+        sid = script(sse(*words_stream(hidden)), ctype=f"text/event-stream; charset={charset}")
+    else:
+        sid = script(dumps(chat(hidden)), ctype=f"application/json; charset={charset}")
+    r = post(gw[0], sid, question="Can gift cards be returned?")
+    assert "ACAARwBp" not in r.text, r.text
+    assert "UTF-8" in r.text, r.text  # the reason says what to do
+
+
+@pytest.mark.parametrize("charset", ["utf-8", "UTF8", "us-ascii", '"utf-8"'])
+def test_an_answer_in_utf8_with_its_charset_is_delivered(gw: tuple[str, Telemetry], charset: str) -> None:
+    sid = script(dumps(chat("Gift cards cannot be returned.")), ctype=f"application/json; charset={charset}")
+    assert_delivered(post(gw[0], sid, question="Can gift cards be returned?"), sid)
+
+
+def completions(text: str) -> dict[str, object]:
+    return {"id": "c1", "object": "text_completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "text": text, "finish_reason": "stop"}]}
+
+
+def post_completion(url: str, sid: str, prompt: object) -> httpx.Response:
+    body = {"model": "m", "prompt": prompt, "contexts": CTX, "script": sid}
+    return httpx.post(url + "/v1/completions", json=body, timeout=60)
+
+
+def test_a_prompt_list_of_one_is_the_question(gw: tuple[str, Telemetry]) -> None:
+    sid = script(dumps(completions("Yes.")))
+    assert_blocked(post_completion(gw[0], sid, ["Can gift cards be returned?"]))
+    sid = script(dumps(completions("No.")))
+    assert_delivered(post_completion(gw[0], sid, ["Can gift cards be returned?"]), sid)
+
+
+@pytest.mark.parametrize("prompt", [["Can gift cards be returned?", "Can items be returned?"], [[9, 8, 7]], [1, 2, 3]])
+def test_a_question_the_guard_cannot_read_is_refused_before_the_upstream(gw: tuple[str, Telemetry],
+                                                                         prompt: object) -> None:
+    sid = script(dumps(completions("Yes.")))
+    r = post_completion(gw[0], sid, prompt)
+    assert r.status_code == 400, r.text
+    assert "prompt" in r.json()["error"]["message"]
+
+
+def test_the_middleware_does_not_judge_an_answer_to_an_unreadable_prompt() -> None:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    from guardrail.asgi import GuardrailMiddleware
+    from guardrail.checks.evaluator import Evaluator
+    from guardrail.guard import Guard
+    from guardrail.policy import Policy
+    from guardrail.scorers.nli import NLIScorer, default_nli_model
+
+    async def endpoint(request: Request) -> JSONResponse:
+        return JSONResponse(completions("Yes."))
+
+    guard = Guard(Evaluator(nli=NLIScorer(default_nli_model())), Policy(action="block"))
+    app = GuardrailMiddleware(Starlette(routes=[Route("/v1/completions", endpoint, methods=["POST"])]), guard=guard)
+    with TestClient(app) as client:
+        r = client.post("/v1/completions", json={"prompt": ["Can gift cards be returned?", "Is it free?"],
+                                                 "contexts": CTX})
+        assert r.status_code >= 400 and "prompt" in r.text, r.text  # blocked with the reason, not judged
+        r = client.post("/v1/completions", json={"prompt": ["Can gift cards be returned?"], "contexts": CTX})
+        assert r.status_code >= 400, r.text  # one prompt: read, and "Yes." is judged against it

@@ -169,3 +169,53 @@ def test_a_streaming_response_with_its_text_set_aside_is_still_guarded(evaluator
     assert str(r) == GOOD and "Mars" not in str(r)  # built from the guarded tokens
     with pytest.raises(GuardrailBlocked):  # no generator to release: unreadable, on_error (block) applies
         GuardedQueryEngine(Stub(StreamingResponse(None, source_nodes=nodes, response_txt=BAD)), guard).query("q")
+
+
+class _OneQuestion:
+    """A question generator that asks the engine's one tool the user's question (no LLM call)."""
+
+    @staticmethod
+    def make() -> Any:
+        from llama_index.core.question_gen.types import BaseQuestionGenerator, SubQuestion
+
+        class Gen(BaseQuestionGenerator):
+            def _get_prompts(self) -> dict[str, Any]:
+                return {}
+
+            def _update_prompts(self, prompts: Any) -> None:
+                pass
+
+            def generate(self, tools: Any, query: Any) -> list[SubQuestion]:
+                return [SubQuestion(sub_question=str(getattr(query, "query_str", query)), tool_name="policy")]
+
+            async def agenerate(self, tools: Any, query: Any) -> list[SubQuestion]:
+                return self.generate(tools, query)
+
+        return Gen()
+
+
+def sub_question_engine(answer: str) -> Any:
+    from llama_index.core.query_engine import SubQuestionQueryEngine
+    from llama_index.core.tools import QueryEngineTool, ToolMetadata
+
+    llm = ScriptedLLM(answer=answer)
+    index = VectorStoreIndex.from_documents([Document(text=d) for d in DOCS], embed_model=MockEmbedding(embed_dim=8))
+    tool = QueryEngineTool(index.as_query_engine(llm=llm), ToolMetadata(name="policy", description="store policy"))
+    return SubQuestionQueryEngine.from_defaults(query_engine_tools=[tool], question_gen=_OneQuestion.make(), llm=llm,
+                                                use_async=False, verbose=False)
+
+
+def test_a_composite_engines_own_sub_answers_are_no_evidence(evaluator: Evaluator) -> None:
+    # the sub-question engine puts "Sub question: ... Response: <the LLM's answer>" among its source nodes: a
+    # hallucinated sub-answer would support the same hallucination in the final answer
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    with pytest.raises(GuardrailBlocked):
+        GuardedQueryEngine(sub_question_engine("Gift cards can be returned within 90 days."), guard).query(
+            "Can gift cards be returned?")
+    with pytest.raises(GuardrailBlocked):
+        asyncio.run(GuardedQueryEngine(sub_question_engine("Gift cards can be returned within 90 days."), guard).aquery(
+            "Can gift cards be returned?"))
+    good = GuardedQueryEngine(sub_question_engine("Gift cards cannot be returned."), guard).query(
+        "Can gift cards be returned?")
+    assert good.metadata["guardrail"].action == "pass"
+    assert str(good) == "Gift cards cannot be returned."
