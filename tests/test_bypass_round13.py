@@ -106,6 +106,8 @@ BASIC = "Does the Basic plan include priority support?"
     (CTX, RETURNS, "Gift cards. Returnable within 30 days of delivery."),
     (CTX, RETURNS, "See [gift cards can be returned within 30 days](https://shop.example.com/returns)."),
     (CTX, RETURNS, "Items can be returned within 30 days of delivery. The same applies to gift cards."),
+    (CTX, RETURNS, "Gift cards are not non-returnable."),
+    (CTX, RETURNS, "Gift cards are no longer excluded from returns."),
 ])
 def test_a_claim_in_a_frame_is_judged_for_what_it_asserts(gw: tuple[str, Telemetry], contexts: list[str],
                                                           question: str, answer: str) -> None:
@@ -127,6 +129,8 @@ TRIAL = ["The trial enrolled 1,240 adults and ran for twelve months."]
     (PLAN, "What does the Basic plan include?", "Both plans include email support."),
     (FEES, "Are there any monthly fees?", "No."),
     (TRIAL, "How many adults did the trial enroll?", "The trial enrolled 1240 adults."),
+    (CTX, RETURNS, "## Returns overview\n\nItems can be returned within 30 days of delivery."),
+    (CTX, "Can I return shoes?", "Sure thing \u2014 just send them back within 30 days of delivery."),
 ])
 def test_a_faithful_answer_in_these_shapes_is_delivered(gw: tuple[str, Telemetry], contexts: list[str], question: str,
                                                        answer: str) -> None:
@@ -204,3 +208,84 @@ def test_the_middleware_does_not_judge_an_answer_to_an_unreadable_prompt() -> No
         assert r.status_code >= 400 and "prompt" in r.text, r.text  # blocked with the reason, not judged
         r = client.post("/v1/completions", json={"prompt": ["Can gift cards be returned?"], "contexts": CTX})
         assert r.status_code >= 400, r.text  # one prompt: read, and "Yes." is judged against it
+
+
+# --------------------------------------------------------------------------- the rules, by table
+@pytest.mark.parametrize(("sentence", "claim"), [
+    ("If you ask me, gift cards can be returned.", ("gift cards can be returned.", True)),
+    ("Personally, I'd say gift cards can be returned.", ("gift cards can be returned.", True)),
+    ("I'm pretty sure gift cards can be returned.", ("gift cards can be returned.", True)),
+    ("Who says gift cards can't be returned?", ("gift cards can't be returned.", False)),
+    ("Did you know gift cards can be returned?", ("gift cards can be returned.", True)),
+    ("I couldn't find that in the documents, but gift cards can be returned.", ("gift cards can be returned.", True)),
+    ("See gift cards can be returned within 30 days.", ("gift cards can be returned within 30 days.", True)),
+    ("See the returns page for details.", None),  # no clause: read as written
+    ("Items can be returned, but gift cards cannot.", None),
+])
+def test_frames_around_a_claim(sentence: str, claim: tuple[str, bool] | None) -> None:
+    from guardrail.checks.claims import framed_claim
+
+    assert framed_claim(sentence) == claim
+
+
+@pytest.mark.parametrize(("sentence", "claims"), [
+    ("Items (including gift cards) can be returned.", ["Items can be returned.", "Gift cards can be returned."]),
+    ("Items, except gift cards, can be returned.", ["Items can be returned.", "Gift cards cannot be returned."]),
+    ("Returns, especially of gift cards, are slow.", None),  # the aside is no member of the subject
+    ("Refunds are issued (like all payments) within 5 days.", None),  # the aside is not on the subject
+])
+def test_asides_that_name_members_of_the_subject(sentence: str, claims: list[str] | None) -> None:
+    from guardrail.checks.claims import aside_claims
+
+    assert aside_claims(sentence) == claims
+
+
+@pytest.mark.parametrize(("line", "claim"), [
+    ("Gift cards: returnable within 30 days.", "Gift cards are returnable within 30 days."),
+    ("Gift cards: cannot be returned.", "Gift cards cannot be returned."),
+    ("Priority support: included in the Pro plan.", "Priority support is included in the Pro plan."),
+    ("Gift cards: they cannot be returned.", None),  # a statement of its own
+    ("Note: gift cards are fine.", None),  # a label that introduces a statement
+    ("Q: can I return it?", None),
+])
+def test_label_value_lines(line: str, claim: str | None) -> None:
+    from guardrail.checks.claims import label_claim
+
+    assert label_claim(line) == claim
+
+
+@pytest.mark.parametrize(("sentence", "plain"), [
+    ("Gift cards are not non-returnable.", "Gift cards are returnable."),
+    ("It isn't non-refundable.", "It is refundable."),
+    ("Priority support is not unavailable.", "Priority support is available."),
+    ("Gift cards are no longer excluded.", "Gift cards are not excluded."),
+    ("It is not unusual.", "It is not unusual."),  # not an -able adjective: as written
+])
+def test_double_negations_said_plainly(sentence: str, plain: str) -> None:
+    from guardrail.checks.claims import plain_negation
+
+    assert plain_negation(sentence) == plain
+
+
+def test_numbers_are_read_in_the_contexts_spelling() -> None:
+    from guardrail.checks.grounding import as_context_numbers, number_spellings
+
+    spellings = number_spellings(["The trial enrolled 1,240 adults over two weeks; about 14 days later, 0.5 s."])
+    assert as_context_numbers("It enrolled 1240 adults over 2 weeks.", spellings) == \
+        "It enrolled 1,240 adults over two weeks."
+    assert as_context_numbers("It took fourteen days, 0.50 s.", spellings) == "It took 14 days, 0.5 s."
+    assert as_context_numbers("One of them; 1241 adults.", spellings) == "One of them; 1241 adults."
+
+
+@pytest.mark.parametrize(("sentence", "topics"), [
+    ("Have a great trip!", []),
+    ("Good luck with your savings goals!", ["savings goals"]),
+    ("Would you like help opening an account?", ["opening an account"]),
+    ("Feel free to reach out with more questions.", []),
+    ("Enjoy your free upgrade!", None),  # a well-wish that states something ("free") is judged
+    ("Good luck getting a refund within 90 days!", None),
+])
+def test_closing_well_wishes_and_offers(sentence: str, topics: list[str] | None) -> None:
+    from guardrail.text import offer_topics
+
+    assert offer_topics(sentence) == topics

@@ -81,3 +81,24 @@ def test_response_relevance_time_is_its_own() -> None:
     t = result.timings
     assert t.retrieval_relevance > 0 and t.response_relevance > 0
     assert t.retrieval_relevance == pytest.approx(4 * t.response_relevance, rel=1e-2)  # 4 texts vs 1
+
+
+
+OPS = ["To rotate database credentials, run `vault rotate db/prod` and then restart the `api-gateway` service. The "
+       "`LOG_LEVEL` environment variable accepts DEBUG, INFO, WARNING and ERROR; the default is INFO. Deployments to "
+       "production require two approvals in the `#deploys` channel."]
+
+
+def test_a_short_question_is_scored_against_the_sentence_that_answers_it(check: RelevanceCheck) -> None:
+    # the whole chunk covers more than "Do prod deploys need approval?" asks (its window scores under the threshold:
+    # 0.18 measured); the guard then reads the chunk's sentences, and the one that answers decides (0.67)
+    q = "Do prod deploys need approval?"
+    windows_only = check._retrieval(1, [(0, False)], check.embedder.embed([OPS[0]]) @ check.embedder.embed([q])[0],
+                                    False)
+    assert windows_only.top < check.config.chunk_threshold
+    guard_reading, _ = check.evaluate(q, OPS, None, context_relevancy=False)
+    assert guard_reading is not None and guard_reading.top >= check.config.chunk_threshold
+    assert guard_reading.chunks[0].relevant
+    # an off-topic question stays off topic when the sentences are read too
+    off, _ = check.evaluate("What is the capital of Peru?", OPS, None, context_relevancy=False)
+    assert off is not None and off.top < check.config.chunk_threshold

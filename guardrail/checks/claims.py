@@ -604,6 +604,22 @@ def label_claim(sentence: str) -> str | None:
     return made if made is None or made.endswith((".", "!", "?")) else made + "."
 
 
+_DOUBLE_NEGATION = (
+    (re.compile(r"(?i)\b(is|are|was|were)n['\u2019]t\s+(?:non-?|un(?=[a-z]+(?:able|ible)\b))"), r"\1 "),
+    (re.compile(r"(?i)\bnot\s+(?:non-?|un(?=[a-z]+(?:able|ible)\b))"), ""),
+    (re.compile(r"(?i)\bno\s+longer\b"), "not"),
+)
+
+
+def plain_negation(sentence: str) -> str:
+    """Double negations said plainly: "Gift cards are not non-returnable." -> "Gift cards are returnable."; "not
+    unavailable" -> "available"; "no longer" -> "not" (a claim about now). The model reads a double negation as a
+    negation, so "not non-returnable" against "cannot be returned" would read as agreeing."""
+    for pattern, repl in _DOUBLE_NEGATION:
+        sentence = pattern.sub(repl, sentence)
+    return sentence
+
+
 #: subject pronouns read as what they point at, with the number of the noun phrase each needs
 _SUBJECT_PRONOUNS = {"they": "plural", "it": "singular", "he": "person", "she": "person"}
 #: object pronouns after a verb ("you can return it")
@@ -940,6 +956,10 @@ def _question_referents(question: str) -> tuple[str, ...]:
 SUBJECT_MAX_TOKENS = 6
 
 
+#: list markers and dashes that open a line, never part of a noun phrase
+_MARKERS = frozenset({"-", "*", "+", "\u2022", "\u2013", "\u2014"})
+
+
 def claim_subject(sentence: str) -> str | None:
     """The subject of a plain declarative claim ("The Basic plan" in "The Basic plan includes priority support."),
     or None: no verb, a pronoun or an anaphoric subject ("They", "It", "This"), or a long or clause-like opening."""
@@ -955,8 +975,15 @@ def claim_subject(sentence: str) -> str | None:
     while end + 1 < len(toks) and verb(end + 1) and toks[end].lower() not in AUX and toks[end].lower() not in NEG_AUX:
         end += 1  # "The Basic plan includes", "Gift cards can": a noun that looks like a verb ends the subject
     subject = toks[:end]
+    while subject and (subject[0] in _MARKERS or re.fullmatch(r"\d{1,3}[.)]?", subject[0]) and len(subject) > 1
+                       and subject[1] in (".", ")")):
+        subject = subject[1:]  # a list item's marker ("- The council approved ...") is no part of the subject
+        if subject and subject[0] in (".", ")"):
+            subject = subject[1:]
     if "," in subject:  # "The film, directed by X,": the subject is what comes before the apposition
         subject = subject[: subject.index(",")]
+    if any(t in _MARKERS or t in ("\u2014", "\u2013", ":", ";") for t in subject):
+        return None  # a dash or a colon inside: no noun phrase ("Sure thing \u2014 just send ...")
     words = [t for t in subject if any(c.isalnum() for c in t)]
     if not words or len(subject) > SUBJECT_MAX_TOKENS or words[0].lower() in PRONOUNS or \
             words[0].lower() in PREPOSITIONS or words[0].lower() in {"if", "when", "while", "although", "because"}:

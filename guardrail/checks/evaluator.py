@@ -178,6 +178,7 @@ def _titles(response: Rendered, question: Rendered, contexts: Sequence[Rendered]
             for c in contexts:
                 vocabulary.update(content_stems(c.text))
             vocabulary.add("")
+            vocabulary.update(content_stems(" ".join(SECTION_WORDS)))
         return set(content_stems(strip_enumerator(title))) <= vocabulary
 
     def is_title(start: int, end: int) -> bool:
@@ -199,6 +200,15 @@ def _titles(response: Rendered, question: Rendered, contexts: Sequence[Rendered]
         return [w for ws in said for w in ws] == words(strip_enumerator(response.text[start:end].strip()))
 
     return is_title
+
+
+#: words of a section title that name no thing of the answer ("## Benefits overview", "### Key points"): a title of
+#: them and the question's or the contexts' words claims nothing
+SECTION_WORDS = ("overview", "summary", "details", "detail", "key", "points", "notes", "note", "steps", "faq",
+                 "introduction", "background", "conclusion", "highlights", "glance", "breakdown", "basics", "guide",
+                 "info", "information", "options", "tips", "answer", "short", "quick", "takeaways", "recap", "explained",
+                 "general", "important", "things", "know", "main", "more", "additional", "related", "sources", "references",
+                 "next", "summary", "what", "need")
 
 
 #: a line that is a bare URL (in a list or not): its path is screened by label_title, its words need not be the

@@ -42,6 +42,7 @@ from guardrail.checks.claims import (
     label_claim,
     makes_claim,
     negate,
+    plain_negation,
     polarity,
     predicate_claim,
     pronoun_ellipsis,
@@ -552,10 +553,10 @@ class FaithfulnessCheck:
         special = tok.special_tokens(pair=True)
         hyp_budget = max(8, (max_len - special) // 2)
         items = self._items(question, response, hyp_budget, preceding, titles, preceding_title)
+        # "1240" is read against "1,240" as the same number the contexts write; "not non-returnable" as "returnable"
         spellings = self._spellings(contexts)
-        if spellings:  # "1240" is read against "1,240" as the same number the contexts write
-            items = [dataclasses.replace(it, hypothesis=as_context_numbers(it.hypothesis, spellings))
-                     if it.check else it for it in items]
+        items = [dataclasses.replace(it, hypothesis=plain_negation(as_context_numbers(it.hypothesis, spellings)))
+                 if it.check else it for it in items]
         checked = [it for it in items if it.check]
         hyp_tokens = tok.count_many([it.hypothesis for it in checked]) if checked else [0]
         # a few tokens of slack: joined sentences can tokenize slightly longer than their parts
