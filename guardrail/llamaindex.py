@@ -25,7 +25,7 @@ from guardrail.verdict import Timings, Verdict
 try:
     from llama_index.core.base.response.schema import AsyncStreamingResponse, StreamingResponse
     from llama_index.core.evaluation import BaseEvaluator, EvaluationResult
-    from llama_index.core.instrumentation import get_dispatcher
+    from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
     from llama_index.core.instrumentation.event_handlers import BaseEventHandler
     from llama_index.core.instrumentation.events.retrieval import RetrievalEndEvent
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -97,7 +97,7 @@ class GuardrailRelevancyEvaluator(_GuardrailEvaluator):
 _RETRIEVED: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("guardrail_retrieved", default=None)
 
 
-class _RetrievalRecorder(BaseEventHandler):  # type: ignore[misc]
+class _RetrievalRecorder(BaseEventHandler):
     """Notes the nodes each retriever returns (LlamaIndex's ``RetrievalEndEvent``) into the running query's set."""
 
     @classmethod
