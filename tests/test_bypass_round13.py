@@ -114,6 +114,21 @@ def test_a_claim_in_a_frame_is_judged_for_what_it_asserts(gw: tuple[str, Telemet
     assert_blocked_both(gw[0], answer, contexts, question)
 
 
+CREDITS = ["Students may take up to 18 credits per semester. The free tier is limited to 100 requests per minute."]
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("Can I take 20 credits?", "No, since students may take up to 18 credits per semester."),
+    ("Can I make 200 requests per minute on the free tier?",
+     "No, because the free tier is limited to 100 requests per minute."),
+])
+def test_a_reply_whose_reason_implies_a_comparison_is_delivered(gw: tuple[str, Telemetry], question: str,
+                                                               answer: str) -> None:
+    # the reason is judged as a claim; "You cannot take 20 credits." is a comparison the model reads as contradicted
+    # (0.6-0.9), so it fails only when the contexts deny it outright
+    assert_delivered_both(gw[0], answer, CREDITS, question)
+
+
 FEES = ["There are no monthly maintenance fees. A $10 fee applies to each withdrawal after the sixth in a month."]
 TRIAL = ["The trial enrolled 1,240 adults and ran for twelve months."]
 

@@ -472,20 +472,21 @@ def framed_claim(sentence: str) -> tuple[str, bool] | None:
     if m and is_refusal(m.group("lead").strip().rstrip(",")):
         return _as_statement(m.group("claim")), True
     m = _NAV.fullmatch(text)
-    if m and any(t.lower() in AUX or t.lower() in NEG_AUX for t in tokenize(m.group("claim"))):
+    if m and claim_subject(m.group("claim")) is not None and any(
+            t.lower() in AUX or t.lower() in NEG_AUX for t in tokenize(m.group("claim"))):
         # "See [gift cards can be returned within 30 days](https://...)." claims what the link's text says
         return _as_statement(m.group("claim")), True
     return None
 
 
 #: a pointer to more reading before a clause (a link's text, rendered): "See ...", "Read more: ..."
-_NAV = re.compile(r"(?i)\s*(?:see(?:\s+also)?|read\s+more|learn\s+more|more\s+info(?:rmation)?|details|check(?:\s+out)?|"
-                  r"refer\s+to|visit|source|sources|via|per|related)\s*(?::|\s+here:|\s+at:)?\s+(?P<claim>.+)")
+_NAV = re.compile(r"(?i)\s*(?:see(?:\s+also)?|refer\s+to|(?:read|learn)\s+more\s*:|more\s+info(?:rmation)?\s*:|"
+                  r"details\s*:|sources?\s*:)\s+(?P<claim>.+)")
 #: "The same applies to gift cards.", "Ditto for gift cards.": an ellipsis of what was said before
 _SAME_FOR = re.compile(
     r"(?i)\s*(?:(?:and\s+|but\s+)?(?:the\s+same|same|this|that|it)\s+(?:also\s+)?(?:applies|apply|goes|holds|is\s+true|"
     r"counts)\s+(?:also\s+)?(?:to|for|of|with)|ditto\s+(?:for|with)|same\s+(?:for|with|goes\s+for)|likewise\s+(?:for|with)"
-    r")\s+(?P<np>[^.!?]{1,60}?)(?:\s+(?:too|as\s+well|also))?\s*[.!]*")
+    r")\s+(?P<np>[^.!?,;]{1,60}?)(?:\s+(?:too|as\s+well|also))?\s*(?:[,;].*)?[.!]*")
 
 
 def same_for(sentence: str) -> str | None:
@@ -503,6 +504,7 @@ def _as_statement(claim: str) -> str:
     return claim if claim.endswith((".", "!")) else claim + "."
 
 
+_NEGATIVE_WORDS = frozenset("no not never none nothing cannot".split()) | frozenset(NEG_AUX)
 _INCLUDING = r"including|incl\.|such\s+as|e\.\s?g\.,?|eg|for\s+example|for\s+instance|like|especially|particularly|notably"
 _EXCLUDING = r"except(?:\s+for)?|excluding|but\s+not|other\s+than|apart\s+from|not\s+including|besides"
 #: a subject with an aside that names members of it: "Items (including gift cards) can be returned.", "Items, such as
@@ -538,7 +540,11 @@ def aside_claims(sentence: str) -> list[str] | None:
         #              (like all payments) within 5 days.")
     main = f"{subject} {predicate}"
     of_members = f"{members[:1].upper()}{members[1:]} {predicate}"
+    if tokenize(members)[0].lower() in PRONOUNS:
+        return None  # "like I mentioned": no member of the subject
     if re.fullmatch(_EXCLUDING, kw, flags=re.I):
+        if _NEGATIVE_WORDS & {t.lower() for t in tokenize(predicate)}:
+            return None  # "(except Premium) have no monthly fee": an exception to a negative claim is not read
         negated = negate(of_members)
         if negated is None:
             return None
@@ -605,9 +611,12 @@ def label_claim(sentence: str) -> str | None:
 
 
 _DOUBLE_NEGATION = (
+    # "no longer" after a form of "be" or an auxiliary is "not" (a claim about now); before a main verb ("you no
+    # longer get") or a comparison ("no longer than 22 inches") it is kept as written
+    (re.compile(r"(?i)\b(is|are|was|were|be|been|am|will|can|could|would|should|may|might|must|has|have|had)\s+no\s+"
+                r"longer\b(?!\s+(?:than|before|after)\b)"), r"\1 not"),
     (re.compile(r"(?i)\b(is|are|was|were)n['\u2019]t\s+(?:non-?|un(?=[a-z]+(?:able|ible)\b))"), r"\1 "),
     (re.compile(r"(?i)\bnot\s+(?:non-?|un(?=[a-z]+(?:able|ible)\b))"), ""),
-    (re.compile(r"(?i)\bno\s+longer\b"), "not"),
 )
 
 
@@ -665,7 +674,14 @@ _PERSON_NOUNS = frozenset(
     "queen prince princess father mother son daughter husband wife brother sister friend spokesman spokeswoman "
     "spokesperson actor actress singer artist founder owner chairman chairwoman ceo judge lawyer customer employee "
     "worker driver pilot captain soldier victim suspect witness farmer scientist researcher engineer agent "
-    "representative member candidate winner champion".split())
+    "representative member candidate winner champion pharmacist physician attorney receptionist cashier clerk teller "
+    "therapist technician guard host hostess waiter waitress chef cook tenant landlord client applicant student "
+    "instructor advisor adviser counselor counsellor editor reporter journalist attendant engineer volunteer "
+    "partner officer agent nurse midwife caregiver guest visitor passenger traveler traveller buyer seller".split())
+
+
+#: words with a person's suffix that name no person
+_NOT_PEOPLE = frozenset("checklist playlist wishlist waitlist shortlist".split())
 
 
 def _names_a_person(referent: str) -> bool:
@@ -673,8 +689,11 @@ def _names_a_person(referent: str) -> bool:
     toks = [t for t in tokenize(referent) if t[:1].isalpha()]
     if not toks:
         return False
-    if toks[-1].lower() in _PERSON_NOUNS or toks[-1].lower().rstrip("s") in _PERSON_NOUNS:
-        return True
+    head = toks[-1].lower()
+    stem_ = head[:-1] if head.endswith("s") else head
+    if head in _PERSON_NOUNS or stem_ in _PERSON_NOUNS or (
+            len(stem_) > 5 and stem_.endswith(("ist", "ian")) and stem_ not in _NOT_PEOPLE):
+        return True  # "the pharmacist", "a physician"
     words = [t for t in toks if t.lower() not in DETERMINERS]
     return bool(words) and all(t[:1].isupper() for t in words) and (
         len(words) > 1 or toks[0] in _TITLES or toks[0].lower() not in DETERMINERS)
@@ -1304,6 +1323,36 @@ def _dependent(toks: list[str]) -> bool:
     "within 30 days")."""
     first = toks[0].lower() if toks else ""
     return first in _SUBORDINATE or (first in PREPOSITIONS and first != "to")
+
+
+#: subordinators of a reason ("because ..."): a reply with one claims the reason, and its yes/no statement is what the
+#: reason is for (an inference the model is not asked to make; it must only not be denied)
+REASONS = frozenset("because since as given".split())
+
+
+_QUANTITY = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
+                       r"fifty|hundred|thousand|unlimited|more|less|fewer|over|under|after|before|until)\b", re.I)
+
+
+def states_quantity(statement: str) -> bool:
+    """The statement names a number, an amount or a time ("20 credits", "unlimited data", "at 11 pm"): whether it
+    follows from a reason is a comparison the model does not make."""
+    return _QUANTITY.search(statement) is not None
+
+
+def reason_reply(answer: str) -> str | None:
+    """The reason clause of a yes/no reply that gives one ("No, because only 5 days can be carried over." -> "Only 5
+    days can be carried over."), else None."""
+    value, rest = polarity(answer)
+    toks = tokenize(_trim(rest))
+    if value is None or not toks or toks[0].lower() not in REASONS:
+        return None
+    clause = re.sub(r"(?i)^(?:because|since|as|given(?:\s+that)?)\s+", "", _trim(rest)).strip()
+    if not clause or clause.lower().startswith("of ") or not any(
+            t.lower() in AUX or t.lower() in NEG_AUX or looks_verb(t) for t in tokenize(clause)):
+        return None  # "Yes, because of the fee." keeps the joined reading
+    clause = clause.rstrip(".!;, ")
+    return clause[:1].upper() + clause[1:] + "."
 
 
 def dependent_reply(answer: str) -> bool:

@@ -124,6 +124,10 @@ class ResponseItem:
     fragment: bool = False
     #: the hypothesis is the statement the answer makes with its question (guardrail.checks.claims)
     claim: bool = False
+    #: judged only for contradiction: it fails when the contexts deny it, and passes when they do not (the yes/no
+    #: statement of "No, because only 5 days can be carried over.": its reason is judged as a claim of its own, and
+    #: the model cannot infer "You cannot carry over 10 days." from it)
+    veto: bool = False
 
 
 def sentence_numbers(items: Sequence[ResponseItem]) -> list[int]:
@@ -189,6 +193,13 @@ def _first_single(refs: Refs, index: ContextIndex) -> int | None:
     return None
 
 
+#: the contradiction at which a statement judged only for contradiction (``ResponseItem.veto``) fails: as high as the
+#: subject-conflict cap, since the model reads a comparison a reason supports ("You cannot take 20 credits." after
+#: "Students may take up to 18 credits.") as contradicted at 0.6-0.9 (round 14: 7 faithful replies of 22 blocked at
+#: 0.5, 1 at 0.95)
+VETO_CONTRADICTION = 0.95
+
+
 def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairScores, basis: EvidenceBasis,
                       about: frozenset[str] | None = None) -> SentenceEvidence:
     """The evidence of one item, sentence ``number``, from the model's reading of the premises it read (``refs``);
@@ -221,6 +232,12 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     if conflict is not None and basis.subject_conflict is not None and conflict >= basis.subject_conflict \
             and conflict > entailment:
         score = min(score, entailment * (1.0 - conflict))
+    if item.veto:
+        denied = (contradiction is not None and contradiction >= VETO_CONTRADICTION and contradiction > entailment) or (
+            conflict is not None and basis.subject_conflict is not None and conflict >= basis.subject_conflict
+            and conflict > entailment)
+        score = min(score, entailment * (1.0 - max(contradiction or 0.0, conflict or 0.0))) if denied \
+            else max(score, basis.threshold)
     verbatim, source = _copy_of(item, text, refs, basis.copies)
     if verbatim:
         score = 1.0

@@ -47,10 +47,12 @@ from guardrail.checks.claims import (
     predicate_claim,
     pronoun_ellipsis,
     question_referents,
+    reason_reply,
     resolve_ellipsis,
     resolve_pronouns,
     same_for,
     split_claims,
+    states_quantity,
     yes_no_answer,
     yes_no_statement,
 )
@@ -500,6 +502,17 @@ class FaithfulnessCheck:
                 made = answer_claim(q, text) if (fragment or short or yes_no) else None
                 if made is not None and made.kind == "wh-span" and not cfg.span_claims:
                     made = None
+                reason = reason_reply(text) if made is None else None
+                statement = yes_no_statement(q, bool(polarity(text)[0])) if reason else None
+                if reason and statement and states_quantity(statement) and tok.count(reason) <= hyp_budget \
+                        and tok.count(statement) <= hyp_budget:
+                    # "No, because only 5 days can be carried over.": the reason is a claim of its own, and the
+                    # answer's statement ("You cannot carry over 10 days.") must not be denied by the contexts (the
+                    # model is not asked to infer a comparison from the reason); without a quantity the statement
+                    # and its reason are judged together ("You can return a gift card, because items can be ...")
+                    items.append(ResponseItem(span, text, reason, True, False, claim=True))
+                    items.append(ResponseItem(span, text, statement, True, False, claim=True, veto=True))
+                    continue
                 if made is None and polarity(text)[0] is not None and is_claim(polarity(text)[1]):
                     # "No, gift cards cannot be returned.": the statement after the yes/no word is the claim; a
                     # clause that cannot stand alone ("Yes, because items can be returned.", "You can, within 30

@@ -79,7 +79,8 @@ _NUMBER_WORDS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
     "eighteen nineteen twenty".split())}
 _NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90})
-_WORD = re.compile(r"(?i)\b(" + "|".join(_NUMBER_WORDS) + r")\b")
+#: a number word standing alone: not part of "twenty-five" nor of "two hundred"
+_WORD = re.compile(r"(?i)(?<![\w-])(" + "|".join(_NUMBER_WORDS) + r")(?![\w-])(?!\s+(?:hundred|thousand|million|billion)\b)")
 
 
 def _value(figure: str) -> float:
@@ -106,7 +107,14 @@ def as_context_numbers(sentence: str, spellings: dict[float, str]) -> str:
 
     def figure(m: re.Match[str]) -> str:
         seen = spellings.get(_value(m.group()))
-        return m.group() if seen is None or (not seen[:1].isdigit() and "." in m.group()) else seen
+        if seen is None or seen == m.group():
+            return m.group()
+        if not seen[:1].isdigit():  # a word only for a figure standing alone ("$2", "2%", "2:30", "2-5" stay)
+            before = m.string[m.start() - 1: m.start()]
+            after = m.string[m.end(): m.end() + 1]
+            if "." in m.group() or before in ("$", "-", "/", ":", "\u20ac", "\u00a3") or after in ("%", "-", "/", ":"):
+                return m.group()
+        return seen
 
     def word(m: re.Match[str]) -> str:
         if m.group().lower() == "one":  # a pronoun as often as a number ("One of them", "one can ...")
