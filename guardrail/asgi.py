@@ -59,6 +59,7 @@ from guardrail import wire
 from guardrail.access_log import log_request
 from guardrail.asgi_json import Bodiless, ErrorAnswer, Passthrough, ResponseExtractor, Sniff, json_messages, refusal
 from guardrail.asgi_stream import Message, Receive, Responder, Scope, Send, header, unchecked_headers, without
+from guardrail.checks.claims import question_in_conversation
 from guardrail.errors import ConfigurationError, UnreadableError
 from guardrail.guard import Guard
 from guardrail.routes import PathError, encode_path, normalize_path, request_path, routed_path
@@ -132,9 +133,14 @@ def openai_request(body: Any) -> tuple[str | None, list[str] | None]:
     if not isinstance(messages, list):
         given = body.get("input")
         messages = given if isinstance(given, list) else []
-    for m in reversed(messages):
+    for k in range(len(messages) - 1, -1, -1):
+        m = messages[k]
         if isinstance(m, dict) and m.get("role") == "user":
             question = _text_of(m.get("content"))
+            if question:  # "Can I return it?" after "I bought a gift card.": the pronoun points into the conversation
+                earlier = [t for e in messages[:k] if isinstance(e, dict) and e.get("role") in ("user", "assistant")
+                           and (t := _text_of(e.get("content")))]
+                question = question_in_conversation(question, earlier)
             break
     if question is None:
         question, _ = prompt_question(body)

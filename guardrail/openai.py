@@ -57,22 +57,33 @@ from collections.abc import Sequence
 from typing import Any
 
 from guardrail import wire
+from guardrail.checks.claims import question_in_conversation
 from guardrail.errors import ConfigurationError, GuardrailBlocked, UnreadableError
 from guardrail.guard import Guard
 from guardrail.stream.release import AsyncGatedStream, GatedStream, Reading, ReleaseGate
 from guardrail.verdict import Timings, Verdict, worst
 
 
+def _text(m: Any) -> str:
+    content = m.get("content") if isinstance(m, dict) else getattr(m, "content", None)
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts
+        return " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return ""
+
+
 def _question(messages: Sequence[Any]) -> str:
-    for m in reversed(list(messages)):
-        role = m.get("role") if isinstance(m, dict) else getattr(m, "role", None)
-        if role != "user":
+    """The last user message, its pronouns read as what the conversation before it named ("Can I return it?" after
+    "I bought a gift card.")."""
+    listed = list(messages)
+    roles = [m.get("role") if isinstance(m, dict) else getattr(m, "role", None) for m in listed]
+    for k in range(len(listed) - 1, -1, -1):
+        if roles[k] != "user":
             continue
-        content = m.get("content") if isinstance(m, dict) else getattr(m, "content", None)
-        if isinstance(content, str):
-            return content
-        if isinstance(content, list):  # content parts
-            return " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        earlier = [t for m, r in zip(listed[:k], roles[:k]) if r in ("user", "assistant") and (t := _text(m))]
+        question = _text(listed[k])
+        return question_in_conversation(question, earlier) if question else question
     return ""
 
 

@@ -304,3 +304,48 @@ def test_closing_well_wishes_and_offers(sentence: str, topics: list[str] | None)
     from guardrail.text import offer_topics
 
     assert offer_topics(sentence) == topics
+
+
+# --------------------------------------------------------------------------- a question that points into the conversation
+def post_conversation(url: str, sid: str, messages: list[dict[str, str]]) -> httpx.Response:
+    return httpx.post(url + "/v1/chat/completions", json={"model": "m", "messages": messages, "contexts": CTX,
+                                                          "script": sid}, timeout=60)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_pronoun_of_the_question_points_into_the_conversation(gw: tuple[str, Telemetry], stream: bool) -> None:
+    # alone, "Can I return it?" + "Yes." claims "You can return it.", entailed by anything returnable
+    history = [{"role": "user", "content": "I bought a gift card last week."},
+               {"role": "assistant", "content": "Thanks for letting me know."},
+               {"role": "user", "content": "Can I return it?"}]
+
+    def answer(text: str) -> str:
+        return script(sse(*words_stream(text)), ctype="text/event-stream") if stream else script(dumps(chat(text)))
+
+    assert_blocked(post_conversation(gw[0], answer("Yes."), history))
+    sid = answer("No.")
+    assert_delivered(post_conversation(gw[0], sid, history), sid)
+
+
+@pytest.mark.parametrize(("question", "earlier", "read"), [
+    ("Can I return it?", ["I bought a gift card last week."], "Can I return a gift card?"),
+    ("Is it safe?", ["Should I take ibuprofen?"], "Is ibuprofen safe?"),
+    ("Is it possible to return them?", ["I bought two gift cards."], "Is it possible to return two gift cards?"),
+    ("Does it include priority support?", ["What does the Basic plan cost?", "The Basic plan costs $8 per month."],
+     "Does the Basic plan include priority support?"),
+    ("Can I return it?", [], "Can I return it?"),  # nothing before it: as written
+    ("How long does shipping take?", ["I bought a gift card."], "How long does shipping take?"),
+])
+def test_which_question_pronouns_are_read_from_the_conversation(question: str, earlier: list[str], read: str) -> None:
+    from guardrail.checks.claims import question_in_conversation
+
+    assert question_in_conversation(question, earlier) == read
+
+
+def test_the_openai_wrapper_reads_the_question_in_its_conversation() -> None:
+    from guardrail.openai import _question
+
+    messages = [{"role": "user", "content": "I bought a gift card last week."},
+                {"role": "assistant", "content": "Thanks for letting me know."},
+                {"role": "user", "content": "Can I return it?"}]
+    assert _question(messages) == "Can I return a gift card?"

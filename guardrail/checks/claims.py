@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from guardrail.checks.lexicon import (
@@ -629,6 +630,40 @@ def plain_negation(sentence: str) -> str:
     return sentence
 
 
+#: a time after a noun phrase ("a gift card last week"): no part of what it names
+_TRAILING_TIME = re.compile(r"(?i)\s+(?:(?:last|next|this|every|each)\s+\w+|\w+\s+ago|yesterday|today|tomorrow|"
+                            r"recently|earlier|online|in\s+store)\b.*$")
+#: how many messages before the question a pronoun of it may point into
+CONVERSATION_MESSAGES = 4
+
+
+def question_in_conversation(question: str, earlier: Sequence[str]) -> str:
+    """The question with its pronouns read as what the conversation before it named: after "I bought a gift card
+    last week.", "Can I return it?" is "Can I return a gift card?". The nearest message first, the subject (not "I"
+    or "you") then the object of its last sentences, and what a question there asked about. Alone, "Can I return it?" answered "Yes."
+    claims "You can return it.", which any context about anything returnable entails. The question as written when
+    it has no pronoun or nothing before it names a referent."""
+    referents: list[str] = []
+    for text in reversed(list(earlier)[-CONVERSATION_MESSAGES:]):
+        for sentence in reversed(re.split(r"(?<=[.!?])\s+", text.strip())[-3:]):
+            found = list(question_referents(sentence)) if sentence.rstrip().endswith("?") else [
+                r for r in (claim_subject(sentence), claim_object(sentence)) if r]
+            for r in found:
+                r = _TRAILING_TIME.sub("", r).strip()
+                low = r.lower()
+                if low not in _PERSONAL and low not in PRONOUNS and r not in referents and \
+                        _number(tokenize(r)) is not None and not any(
+                            t.lower() in _PERSONAL or t.lower() in PERSON or t.lower() in ("me", "us", "him", "her")
+                            for t in tokenize(r)):
+                    referents.append(r)
+    if not referents:
+        return question
+    resolved = resolve_pronouns(question, referents)
+    if resolved is None:
+        return question
+    return resolved if resolved.rstrip().endswith("?") or not question.rstrip().endswith("?") else resolved + "?"
+
+
 #: subject pronouns read as what they point at, with the number of the noun phrase each needs
 _SUBJECT_PRONOUNS = {"they": "plural", "it": "singular", "he": "person", "she": "person"}
 #: object pronouns after a verb ("you can return it")
@@ -764,9 +799,12 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         possessive = anaphoric = False
         pair = base in ("he", "she") and k + 2 < len(toks) and toks[k + 1].lower() == "or" and \
             toks[k + 2].lower() in ("he", "she")  # "he or she" is one pronoun
-        if base in _SUBJECT_PRONOUNS and (contraction or _verb_after(toks, k + 2 if pair else k)):
-            if base == "it" and _expletive(toks, k):
-                continue
+        # a question's subject comes after its auxiliary: "Can they be returned?", "Is it safe?"
+        inverted = k == 1 and (toks[0].lower() in AUX or toks[0].lower() in NEG_AUX) and text.rstrip().endswith("?")
+        if base in _SUBJECT_PRONOUNS and (contraction or inverted or _verb_after(toks, k + 2 if pair else k)):
+            if base == "it" and (_expletive(toks, k) or (inverted and any(
+                    t.lower() in _CLAUSE_WORDS for t in toks[k + 1: k + 5]))):
+                continue  # "Is it possible to return ...?"
             if base in ("he", "she") and prev == "or" and k > 1 and toks[k - 2].lower() in ("he", "she"):
                 continue  # the second of "he or she": read with the first
             if pair:
