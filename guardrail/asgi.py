@@ -138,9 +138,9 @@ def openai_request(body: Any) -> tuple[str | None, list[str] | None]:
         if isinstance(m, dict) and m.get("role") == "user":
             question = _text_of(m.get("content"))
             if question:  # "Can I return it?" after "I bought a gift card.": the pronoun points into the conversation
-                earlier = [t for e in messages[:k] if isinstance(e, dict) and e.get("role") in ("user", "assistant")
-                           and (t := _text_of(e.get("content")))]
-                question = question_in_conversation(question, earlier)
+                said = [(e.get("role"), t) for e in messages[:k] if isinstance(e, dict) and (t := _text_of(e.get("content")))]
+                question = question_in_conversation(question, [t for r, t in said if r == "user"],
+                                                    [t for r, t in said if r == "assistant"])
             break
     if question is None:
         question, _ = prompt_question(body)
@@ -418,7 +418,7 @@ class _Exchange:
             except UnreadableError:
                 parsed = None
             rq, rc = self.mw.request_extractor(parsed)
-            if q is None and rq is None and isinstance(parsed, dict) and "messages" not in parsed:
+            if q is None and rq is None and isinstance(parsed, dict):
                 _, problem = prompt_question(parsed)
                 if problem is not None:  # the answer's meaning depends on a question the guard cannot read
                     raise UnreadableError(problem)

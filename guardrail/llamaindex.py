@@ -107,7 +107,12 @@ class _RetrievalRecorder(BaseEventHandler):
     def handle(self, event: Any, **kwargs: Any) -> None:
         seen = _RETRIEVED.get()
         if seen is not None and isinstance(event, RetrievalEndEvent):
-            seen.update(getattr(getattr(n, "node", n), "node_id", "") for n in event.nodes or [])
+            for n in event.nodes or []:
+                node = getattr(n, "node", n)
+                seen.add(getattr(node, "node_id", ""))
+                get = getattr(node, "get_content", None)
+                if get is not None:
+                    seen.add(_TEXT_KEY + str(get()))
 
 
 def _record_retrievals() -> None:
@@ -115,6 +120,19 @@ def _record_retrievals() -> None:
     dispatcher = get_dispatcher()
     if not any(isinstance(h, _RetrievalRecorder) for h in dispatcher.event_handlers):
         dispatcher.add_event_handler(_RetrievalRecorder())
+
+
+_TEXT_KEY = "\x00text:"
+
+
+def _retrieved(node: Any, text: str, retrieved: set[str]) -> bool:
+    """A source node that holds retrieved text: one a retriever returned, a node of a stored document (a neighbour a
+    postprocessor fetched: it has a source document), or a copy that quotes a retrieved text (a citation engine's
+    "Source 1:" chunks). Text an engine wrote itself (a sub-question's answer) is none of these."""
+    if getattr(node, "node_id", None) in retrieved or getattr(node, "ref_doc_id", None):
+        return True
+    texts = [t[len(_TEXT_KEY):] for t in retrieved if t.startswith(_TEXT_KEY)]
+    return any(t and (t in text or text in t) for t in texts)
 
 
 class GuardedQueryEngine:
@@ -158,9 +176,10 @@ class GuardedQueryEngine:
             if get is None:
                 raise ConfigurationError(f"source_nodes must be NodeWithScore or nodes with get_content(), got "
                                          f"{type(n).__name__}")
-            if retrieved and getattr(node, "node_id", None) not in retrieved:
+            text = get()
+            if retrieved and not _retrieved(node, text, retrieved):
                 continue  # made during the query (an engine's own sub-answer), not retrieved: no evidence
-            out.append(get())
+            out.append(text)
         return out
 
     def _apply(self, response: Any, verdict: Verdict) -> Any:

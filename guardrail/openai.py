@@ -69,7 +69,8 @@ def _text(m: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # content parts
-        return " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        return " ".join(p["text"] for p in content
+                        if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str))
     return ""
 
 
@@ -81,9 +82,10 @@ def _question(messages: Sequence[Any]) -> str:
     for k in range(len(listed) - 1, -1, -1):
         if roles[k] != "user":
             continue
-        earlier = [t for m, r in zip(listed[:k], roles[:k]) if r in ("user", "assistant") and (t := _text(m))]
+        said = [(r, t) for m, r in zip(listed[:k], roles[:k]) if (t := _text(m))]
         question = _text(listed[k])
-        return question_in_conversation(question, earlier) if question else question
+        return question_in_conversation(question, [t for r, t in said if r == "user"],
+                                        [t for r, t in said if r == "assistant"]) if question else question
     return ""
 
 

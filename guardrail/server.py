@@ -290,7 +290,7 @@ class Gateway:
         except InputError as exc:
             self.telemetry.error("input")
             return _error(400, str(exc), "invalid_request_error")
-        question, contexts = openai_request(payload)
+        question, contexts = await asyncio.to_thread(openai_request, payload)  # CPU work: off the event loop
         # the upstream never sees our fields
         payload.pop("contexts", None)
         payload.pop("documents", None)

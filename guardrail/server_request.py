@@ -113,8 +113,9 @@ def _check_fields(payload: dict[str, Any], limits: RequestLimits) -> None:
     _, problem = request_contexts(payload)
     if problem is not None:
         raise InputError(problem)
-    if "messages" not in payload:
-        _, problem = prompt_question(payload)
+    messages = payload.get("messages")
+    if not (isinstance(messages, list) and any(isinstance(m, dict) and m.get("role") == "user" for m in messages)):
+        _, problem = prompt_question(payload)  # no user message ("messages": null or []): the prompt is the question
         if problem is not None:
             raise InputError(problem)
     if "stream" in payload and not isinstance(payload["stream"], bool):

@@ -349,3 +349,74 @@ def test_the_openai_wrapper_reads_the_question_in_its_conversation() -> None:
                 {"role": "assistant", "content": "Thanks for letting me know."},
                 {"role": "user", "content": "Can I return it?"}]
     assert _question(messages) == "Can I return a gift card?"
+
+
+# --------------------------------------------------------------------------- round 15: the review of rounds 13-14
+@pytest.mark.parametrize("ctype", ["application/json; 'charset'=utf-7", 'application/json; "charset"=utf-7',
+                                   "application/json; charset*=''utf-7", "application/json; charset*0=utf-7",
+                                   "application/json; CharSet = UTF-7"])
+def test_a_charset_in_any_spelling_a_client_reads_is_checked(gw: tuple[str, Telemetry], ctype: str) -> None:
+    hidden = "Gift cards cannot be returned.+ACAARwBpAGYAdAAgAGMAYQByAGQAcwAgAGMAYQBuACAAYgBlACAAcgBlAHQAdQByAG4AZQBkAC4-"
+    sid = script(dumps(chat(hidden)), ctype=ctype)
+    r = post(gw[0], sid, question="Can gift cards be returned?")
+    assert "ACAARwBp" not in r.text, r.text
+
+
+@pytest.mark.parametrize("messages", [None, []])
+def test_a_prompt_list_beside_empty_messages_is_still_refused(gw: tuple[str, Telemetry], messages: object) -> None:
+    sid = script(dumps(completions("Yes, they can.")))
+    body = {"model": "m", "prompt": ["Can gift cards be returned?", "Can items be returned?"], "messages": messages,
+            "contexts": CTX, "script": sid}
+    r = httpx.post(gw[0] + "/v1/completions", json=body, timeout=60)
+    assert r.status_code == 400 and "prompt" in r.text, r.text
+
+
+def test_a_long_question_is_not_read_for_pronouns(gw: tuple[str, Telemetry]) -> None:
+    # resolving every pronoun of a 40 KB message was quadratic on the event loop; /healthz stays responsive
+    import time
+
+    from guardrail.checks.claims import question_in_conversation
+
+    started = time.perf_counter()
+    assert question_in_conversation("it is " * 8000, ["I bought a gift card."]) == "it is " * 8000
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(("statement", "reason", "over"), [
+    ("You can take 24 credits.", "Students may take up to 18 credits per semester.", True),
+    ("You cannot take 12 credits.", "Students may take up to 18 credits per semester.", False),
+    ("You cannot make 200 requests per minute.", "The free tier is limited to 100 requests per minute.", True),
+    ("You can carry over 10 days.", "Unused vacation days can be carried over.", None),  # no bound
+    ("You can bring 30 kg.", "Bags may weigh up to 23 pounds.", None),  # other units
+])
+def test_an_amount_is_compared_with_the_bound_a_reason_states(statement: str, reason: str, over: bool | None) -> None:
+    from guardrail.checks.claims import exceeds_bound
+
+    assert exceeds_bound(statement, reason) is over
+
+
+def test_a_reason_that_states_no_bound_does_not_carry_a_yes() -> None:
+    from guardrail.checks.evaluator import Evaluator
+    from guardrail.guard import Guard
+    from guardrail.policy import Policy
+    from guardrail.scorers.nli import NLIScorer, default_nli_model
+
+    guard = Guard(Evaluator(nli=NLIScorer(default_nli_model())), Policy(action="block", retrieval_relevance=None))
+    credits = ["Students may take up to 18 credits per semester."]
+    assert guard.check("Can I take 24 credits this semester?", credits,
+                       "Yes, as students may take up to 18 credits per semester.").action == "block"
+    assert guard.check("Can I take 12 credits this semester?", credits,
+                       "Yes, as students may take up to 18 credits per semester.").action == "pass"
+
+
+@pytest.mark.parametrize(("question", "user", "assistant", "read"), [
+    ("Can I return it?", ["I bought a gift card last week."],
+     ["Thanks for your purchase! A jacket can be returned within 30 days of delivery."], "Can I return a gift card?"),
+    ("Can I return them?", ["My order had a jacket and a gift card."], [], "Can I return a jacket and a gift card?"),
+    ("Is it true gift cards can be returned?", ["I bought a jacket."], [], "Is it true gift cards can be returned?"),
+])
+def test_the_users_turns_name_the_referent_before_the_assistants(question: str, user: list[str],
+                                                                 assistant: list[str], read: str) -> None:
+    from guardrail.checks.claims import question_in_conversation
+
+    assert question_in_conversation(question, user, assistant) == read

@@ -219,3 +219,17 @@ def test_a_composite_engines_own_sub_answers_are_no_evidence(evaluator: Evaluato
         "Can gift cards be returned?")
     assert good.metadata["guardrail"].action == "pass"
     assert str(good) == "Gift cards cannot be returned."
+
+
+def test_a_citation_engines_copies_of_retrieved_nodes_stay_evidence(evaluator: Evaluator) -> None:
+    # CitationQueryEngine answers from "Source 1:\n<retrieved text>" nodes with new ids: they quote retrieved text
+    from llama_index.core.query_engine import CitationQueryEngine
+
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    index = VectorStoreIndex.from_documents([Document(text=d) for d in DOCS], embed_model=MockEmbedding(embed_dim=8))
+    engine = CitationQueryEngine.from_args(index, llm=ScriptedLLM(answer=GOOD), similarity_top_k=2)
+    response = GuardedQueryEngine(engine, guard).query("How long do I have to return an item?")
+    assert response.metadata["guardrail"].action == "pass"
+    with pytest.raises(GuardrailBlocked):
+        GuardedQueryEngine(CitationQueryEngine.from_args(index, llm=ScriptedLLM(answer=BAD), similarity_top_k=2),
+                           guard).query("How long do I have to return an item?")

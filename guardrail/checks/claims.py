@@ -430,7 +430,7 @@ _DENIED = re.compile(
     r"(?P<claim4>.+)"
     r"|\s*(?:i|we)\s+(?:doubt|deny|dispute)\s+(?:that\s+)?(?P<claim5>.+)"
     # a rhetorical question that denies: "Who says gift cards can't be returned?"
-    r"|\s*who\s+(?:says|said|claims|claimed|told\s+you|thinks|ever\s+said)\s+(?:that\s+)?(?P<claim6>.+?)\s*\?+")
+    r"|\s*who\s+(?:says|said|claims|claimed|told\s+you|thinks|ever\s+said)\s+(?:that\s+)?(?P<claim6>[^?]+?)\s*\?+")
 _OPINION = (r"(?:(?:i|we)\s*(?:(?:really|strongly|do|honestly|personally)\s+)?(?:believe|think|feel|guess|suppose|"
             r"reckon|assume|understand|expect|would\s+say|'d\s+say|(?:am|'m|are|'re)\s+(?:pretty\s+|fairly\s+|quite\s+|"
             r"very\s+|almost\s+)?(?:sure|certain|confident|positive))|my\s+(?:guess|understanding|impression|sense)\s+is)")
@@ -447,9 +447,9 @@ _AFFIRMED = re.compile(
     r"|\s*(?:if\s+you\s+ask\s+me|in\s+my\s+(?:honest\s+)?(?:opinion|view|experience|understanding)|personally|"
     r"to\s+my\s+knowledge|as\s+far\s+as\s+(?:i|we)\s+(?:know|can\s+tell)|from\s+what\s+(?:i|we)\s+(?:know|understand|"
     r"can\s+tell|(?:have\s+)?read)|believe\s+it\s+or\s+not|fun\s+fact)\s*[,:\u2014-]?\s+(?P<claim3>.+)"
-    r"|\s*(?:did|do)\s+you\s+know\s+(?:that\s+)?(?P<claim4>.+?)\s*\?+"
+    r"|\s*(?:did|do)\s+you\s+know\s+(?:that\s+)?(?P<claim4>[^?]+?)\s*\?+"
     r"|\s*(?:isn't|is\s+it\s+not|wasn't|ain't)\s+it\s+(?:great|nice|good|wonderful|amazing|cool|true|interesting|"
-    r"convenient|handy|lucky|fortunate)\s+that\s+(?P<claim5>.+?)\s*\?+"
+    r"convenient|handy|lucky|fortunate)\s+that\s+(?P<claim5>[^?]+?)\s*\?+"
     r"|\s*(?:i'm|i\s+am|we're|we\s+are)\s+not\s+(?:entirely\s+|completely\s+|totally\s+|100%\s+)?(?:sure|certain)"
     r"(?:\s+(?:about\s+(?:that|this|it)|if\s+(?:that|this|it)\s+helps))?\s*,\s*but\s+(?P<claim6>.+)")
 #: the refusal before "but" of a sentence ("I couldn't find that in the documents, but X"): X is the claim
@@ -633,21 +633,37 @@ def plain_negation(sentence: str) -> str:
 #: a time after a noun phrase ("a gift card last week"): no part of what it names
 _TRAILING_TIME = re.compile(r"(?i)\s+(?:(?:last|next|this|every|each)\s+\w+|\w+\s+ago|yesterday|today|tomorrow|"
                             r"recently|earlier|online|in\s+store)\b.*$")
-#: how many messages before the question a pronoun of it may point into
+def _coordinated(referent: str, sentence: str) -> str:
+    """``referent`` with the noun phrases coordinated to it in ``sentence`` ("a jacket" -> "a jacket and a gift card")."""
+    m = re.search(re.escape(referent) + r"(?:\s*,\s*[^,.;:!?]{1,40}?)*\s+(?:and|or)\s+[^,.;:!?]{1,40}", sentence)
+    return m.group(0).strip() if m else referent
+
+
+#: how many messages before the question a pronoun of it may point into, how much of each is read, and the longest
+#: question read this way (each bound keeps the reading linear and small: it runs on every request)
 CONVERSATION_MESSAGES = 4
+CONVERSATION_MESSAGE_CHARS = 1000
+CONVERSATION_QUESTION_CHARS = 300
+_POINTING = re.compile(r"(?i)\b(?:it|its|they|them|their|this|that|these|those|he|she|him|her|one)\b")
 
 
-def question_in_conversation(question: str, earlier: Sequence[str]) -> str:
+def question_in_conversation(question: str, earlier: Sequence[str], assistant: Sequence[str] = ()) -> str:
     """The question with its pronouns read as what the conversation before it named: after "I bought a gift card
     last week.", "Can I return it?" is "Can I return a gift card?". The nearest message first, the subject (not "I"
-    or "you") then the object of its last sentences, and what a question there asked about. Alone, "Can I return it?" answered "Yes."
+    or "you") then the object of its last sentences, and what a question there asked about; the user's messages
+    (``earlier``) before the assistant's (``assistant``): the model's own turn must not choose what the user's "it"
+    is. A coordination stays whole ("a jacket and a gift card"). Alone, "Can I return it?" answered "Yes."
     claims "You can return it.", which any context about anything returnable entails. The question as written when
     it has no pronoun or nothing before it names a referent."""
+    if len(question) > CONVERSATION_QUESTION_CHARS or not _POINTING.search(question):
+        return question  # a long question names what it asks about; one with no pronoun has nothing to resolve
     referents: list[str] = []
-    for text in reversed(list(earlier)[-CONVERSATION_MESSAGES:]):
-        for sentence in reversed(re.split(r"(?<=[.!?])\s+", text.strip())[-3:]):
+    turns = [*reversed(list(earlier)[-CONVERSATION_MESSAGES:]), *reversed(list(assistant)[-CONVERSATION_MESSAGES:])]
+    for text in turns:
+        for sentence in reversed(re.split(r"(?<=[.!?])\s+", text.strip()[-CONVERSATION_MESSAGE_CHARS:])[-3:]):
             found = list(question_referents(sentence)) if sentence.rstrip().endswith("?") else [
                 r for r in (claim_subject(sentence), claim_object(sentence)) if r]
+            found = [_coordinated(r, sentence) for r in found]
             for r in found:
                 r = _TRAILING_TIME.sub("", r).strip()
                 low = r.lower()
@@ -802,8 +818,10 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         # a question's subject comes after its auxiliary: "Can they be returned?", "Is it safe?"
         inverted = k == 1 and (toks[0].lower() in AUX or toks[0].lower() in NEG_AUX) and text.rstrip().endswith("?")
         if base in _SUBJECT_PRONOUNS and (contraction or inverted or _verb_after(toks, k + 2 if pair else k)):
-            if base == "it" and (_expletive(toks, k) or (inverted and any(
-                    t.lower() in _CLAUSE_WORDS for t in toks[k + 1: k + 5]))):
+            if base == "it" and (_expletive(toks, k) or (inverted and (any(
+                    t.lower() in _CLAUSE_WORDS for t in toks[k + 1: k + 5]) or (k + 2 < len(toks) and toks[k + 1].lower()
+                    in ("true", "false", "ok", "okay", "fine", "possible", "necessary", "required", "allowed", "likely",
+                        "worth", "better", "best", "normal", "common"))))):
                 continue  # "Is it possible to return ...?"
             if base in ("he", "she") and prev == "or" and k > 1 and toks[k - 2].lower() in ("he", "she"):
                 continue  # the second of "he or she": read with the first
@@ -1376,6 +1394,26 @@ def states_quantity(statement: str) -> bool:
     """The statement names a number, an amount or a time ("20 credits", "unlimited data", "at 11 pm"): whether it
     follows from a reason is a comparison the model does not make."""
     return _QUANTITY.search(statement) is not None
+
+
+_BOUND = re.compile(r"(?i)\b(?:up\s+to|at\s+most|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|maximum\s+of|"
+                    r"max(?:imum)?|limited\s+to|capped\s+at|cannot\s+exceed|may\s+not\s+exceed)\s+(?:\$)?(?P<n>\d[\d,]*(?:\.\d+)?)"
+                    r"\s*(?P<unit>[a-z]+)?")
+_AMOUNT = re.compile(r"(?i)(?:\$)?(?P<n>\d[\d,]*(?:\.\d+)?)\s*(?:-\s*)?(?P<unit>[a-z]+)?")
+
+
+def exceeds_bound(statement: str, reason: str) -> bool | None:
+    """Whether the amount a statement asks about is over the bound its reason states ("You can take 24 credits." with
+    "Students may take up to 18 credits." -> True; 12 credits -> False), None when they cannot be compared (no bound,
+    no amount, other units). The model does not compare numbers; this comparison decides a reply's statement."""
+    bound = _BOUND.search(reason)
+    amount = _AMOUNT.search(statement)
+    if bound is None or amount is None:
+        return None
+    unit_b, unit_a = (bound.group("unit") or "").lower(), (amount.group("unit") or "").lower()
+    if unit_b and unit_a and unit_b.rstrip("s") != unit_a.rstrip("s") and unit_a not in ("more", "of"):
+        return None
+    return float(amount.group("n").replace(",", "")) > float(bound.group("n").replace(",", ""))
 
 
 def reason_reply(answer: str) -> str | None:

@@ -37,6 +37,7 @@ from guardrail.checks.claims import (
     claim_subject,
     dependent_reply,
     echoed_subject,
+    exceeds_bound,
     framed_claim,
     is_elliptical,
     label_claim,
@@ -504,7 +505,10 @@ class FaithfulnessCheck:
                     made = None
                 reason = reason_reply(text) if made is None else None
                 statement = yes_no_statement(q, bool(polarity(text)[0])) if reason else None
-                if reason and statement and states_quantity(statement) and tok.count(reason) <= hyp_budget \
+                over = exceeds_bound(statement, reason) if reason and statement else None
+                yes = bool(polarity(text)[0])
+                if reason and statement and states_quantity(statement) and states_quantity(reason) and (
+                        over is None or over != yes) and tok.count(reason) <= hyp_budget \
                         and tok.count(statement) <= hyp_budget:
                     # "No, because only 5 days can be carried over.": the reason is a claim of its own, and the
                     # answer's statement ("You cannot carry over 10 days.") must not be denied by the contexts (the

@@ -58,10 +58,13 @@ def check_charset(content_type: str | None) -> None:
     must be the same one or the answer is not delivered as checked."""
     for param in (content_type or "").split(";")[1:]:
         name, _, value = param.partition("=")
-        if name.strip().lower() != "charset":
+        # as lenient parsers read a name: quotes and spaces around it dropped ("'charset'=utf-7"), and RFC 2231's
+        # extended and continued forms ("charset*=''utf-7", "charset*0=utf; charset*1=-7") refused outright
+        key = name.strip().strip('"').strip("'").strip().lower()
+        if not key.startswith("charset"):
             continue
         charset = value.strip().strip('"').strip("'").strip().lower()
-        if charset not in _UTF8_CHARSETS:
+        if key != "charset" or charset not in _UTF8_CHARSETS:
             raise UnreadableError(f"the answer is labelled charset={value.strip()!s}, and guardrail reads answers as "
                                   "UTF-8 only (a client would decode the bytes as other text than the guard checked); "
                                   "have the upstream send UTF-8")
