@@ -139,8 +139,11 @@ def openai_request(body: Any) -> tuple[str | None, list[str] | None]:
             question = _text_of(m.get("content"))
             if question:  # "Can I return it?" after "I bought a gift card.": the pronoun points into the conversation
                 said = [(e.get("role"), t) for e in messages[:k] if isinstance(e, dict) and (t := _text_of(e.get("content")))]
+                setting = [t for r, t in said if r in ("system", "developer", "tool")]
+                if isinstance(body.get("instructions"), str):
+                    setting.append(body["instructions"])
                 question = question_in_conversation(question, [t for r, t in said if r == "user"],
-                                                    [t for r, t in said if r == "assistant"])
+                                                    [t for r, t in said if r == "assistant"], setting)
             break
     if question is None:
         question, _ = prompt_question(body)

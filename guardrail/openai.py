@@ -85,7 +85,8 @@ def _question(messages: Sequence[Any]) -> str:
         said = [(r, t) for m, r in zip(listed[:k], roles[:k]) if (t := _text(m))]
         question = _text(listed[k])
         return question_in_conversation(question, [t for r, t in said if r == "user"],
-                                        [t for r, t in said if r == "assistant"]) if question else question
+                                        [t for r, t in said if r == "assistant"],
+                                        [t for r, t in said if r in ("system", "developer", "tool")]) if question else question
     return ""
 
 

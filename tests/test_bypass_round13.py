@@ -420,3 +420,26 @@ def test_the_users_turns_name_the_referent_before_the_assistants(question: str, 
     from guardrail.checks.claims import question_in_conversation
 
     assert question_in_conversation(question, user, assistant) == read
+
+
+@pytest.mark.parametrize(("question", "user", "setting", "read"), [
+    ("I have a gift card. Can I return it?", [], [], "Can I return a gift card?"),  # its own message
+    ("Can I return it?", [], ["The customer bought a gift card."], "Can I return a gift card?"),  # a system message
+    ("Can I return it?", ["My gift card arrived."], [], "Can I return your gift card?"),
+    ("Can I return it?", ["I bought a gift card.", "Thanks.", "Okay.", "Hmm.", "Right.", "Sure."], [],
+     "Can I return a gift card?"),  # filler turns do not push the referent out of reach
+    ("Hello there, hope you are well! Can I return it?", [], [], "Hello there, hope you are well! Can I return it?"),
+])
+def test_referents_from_every_turn_that_can_name_one(question: str, user: list[str], setting: list[str],
+                                                      read: str) -> None:
+    from guardrail.checks.claims import question_in_conversation
+
+    assert question_in_conversation(question, user, (), setting) == read
+
+
+def test_a_referent_in_the_system_message_is_read_by_the_gateway(gw: tuple[str, Telemetry]) -> None:
+    messages = [{"role": "system", "content": "The customer bought a gift card."},
+                {"role": "user", "content": "Can I return it?"}]
+    assert_blocked(post_conversation(gw[0], script(dumps(chat("Yes."))), messages))
+    sid = script(dumps(chat("No.")))
+    assert_delivered(post_conversation(gw[0], sid, messages), sid)

@@ -647,18 +647,26 @@ CONVERSATION_QUESTION_CHARS = 300
 _POINTING = re.compile(r"(?i)\b(?:it|its|they|them|their|this|that|these|those|he|she|him|her|one)\b")
 
 
-def question_in_conversation(question: str, earlier: Sequence[str], assistant: Sequence[str] = ()) -> str:
+def question_in_conversation(question: str, earlier: Sequence[str], assistant: Sequence[str] = (),
+                             setting: Sequence[str] = ()) -> str:
     """The question with its pronouns read as what the conversation before it named: after "I bought a gift card
     last week.", "Can I return it?" is "Can I return a gift card?". The nearest message first, the subject (not "I"
     or "you") then the object of its last sentences, and what a question there asked about; the user's messages
     (``earlier``) before the assistant's (``assistant``): the model's own turn must not choose what the user's "it"
     is. A coordination stays whole ("a jacket and a gift card"). Alone, "Can I return it?" answered "Yes."
     claims "You can return it.", which any context about anything returnable entails. The question as written when
-    it has no pronoun or nothing before it names a referent."""
+    it has no pronoun or nothing before it names a referent. The question's own message is read first ("I have a
+    gift card. Can I return it?"), ``setting`` (system, developer and tool messages, instructions) last."""
     if len(question) > CONVERSATION_QUESTION_CHARS or not _POINTING.search(question):
         return question  # a long question names what it asks about; one with no pronoun has nothing to resolve
+    parts = re.split(r"(?<=[.!?])\s+", question.strip())
+    own, question = " ".join(parts[:-1]), parts[-1]
+    prefix = own + " " if own else ""
     referents: list[str] = []
-    turns = [*reversed(list(earlier)[-CONVERSATION_MESSAGES:]), *reversed(list(assistant)[-CONVERSATION_MESSAGES:])]
+    # filler turns ("Thanks.", "Okay.") name nothing and do not push a referent out of reach
+    said = [t for t in earlier if len(t.split()) > 2]
+    turns = [*([own] if own else []), *reversed(said[-CONVERSATION_MESSAGES:]),
+             *reversed(list(assistant)[-CONVERSATION_MESSAGES:]), *reversed(list(setting)[-CONVERSATION_MESSAGES:])]
     for text in turns:
         for sentence in reversed(re.split(r"(?<=[.!?])\s+", text.strip()[-CONVERSATION_MESSAGE_CHARS:])[-3:]):
             found = list(question_referents(sentence)) if sentence.rstrip().endswith("?") else [
@@ -666,18 +674,35 @@ def question_in_conversation(question: str, earlier: Sequence[str], assistant: S
             found = [_coordinated(r, sentence) for r in found]
             for r in found:
                 r = _TRAILING_TIME.sub("", r).strip()
+                r = _person_phrase(r)
                 low = r.lower()
                 if low not in _PERSONAL and low not in PRONOUNS and r not in referents and \
+                        not {w.lower() for w in tokenize(r)} <= _NOT_REFERENTS and \
                         _number(tokenize(r)) is not None and not any(
                             t.lower() in _PERSONAL or t.lower() in PERSON or t.lower() in ("me", "us", "him", "her")
                             for t in tokenize(r)):
                     referents.append(r)
+    referents = [r for r in referents if not _names_a_person(r)] + [r for r in referents if _names_a_person(r)]
     if not referents:
-        return question
+        return prefix + question
     resolved = resolve_pronouns(question, referents)
     if resolved is None:
-        return question
+        return prefix + question
+    # the question alone, resolved: its own message's earlier sentences said what it points at
     return resolved if resolved.rstrip().endswith("?") or not question.rstrip().endswith("?") else resolved + "?"
+
+
+#: words that name nothing a pronoun points at ("Hello there.", "Please.")
+_NOT_REFERENTS = frozenset("hello hi hey there please thanks thank ok okay sure well so yes no good great morning "
+                           "afternoon evening".split())
+
+
+def _person_phrase(referent: str) -> str:
+    """"My gift card" as "your gift card": the asker's possessive read as the answer reads it."""
+    toks = referent.split()
+    if toks and toks[0].lower() in ("my", "our"):
+        return " ".join(["your", *toks[1:]])
+    return referent
 
 
 #: subject pronouns read as what they point at, with the number of the noun phrase each needs

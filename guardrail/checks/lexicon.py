@@ -145,4 +145,6 @@ def looks_verb(token: str) -> bool:
     low = token.lower()
     return low in VERBS or low in BE or bool(re.fullmatch(r"[a-z]{3,}(ed|es)", low)) or (
         low.endswith("s") and low[:-1] in VERBS) or low in {"won", "wrote", "made", "built", "found", "led", "gave",
-                                                           "took", "became", "began", "ran", "held", "sold", "had"}
+                                                           "took", "became", "began", "ran", "held", "sold", "had",
+                                                           "bought", "brought", "sent", "paid", "got", "kept", "left",
+                                                           "spent", "lost", "told", "said", "saw", "gone", "went"}
