@@ -443,3 +443,25 @@ def test_a_referent_in_the_system_message_is_read_by_the_gateway(gw: tuple[str, 
     assert_blocked(post_conversation(gw[0], script(dumps(chat("Yes."))), messages))
     sid = script(dumps(chat("No.")))
     assert_delivered(post_conversation(gw[0], sid, messages), sid)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_bare_reply_to_a_question_whose_pronoun_points_at_nothing_is_unchecked(gw: tuple[str, Telemetry],
+                                                                                  stream: bool) -> None:
+    # "Yes." to "Can I return it?" with nothing that says what "it" is claims "You can return it.", entailed by any
+    # context about anything returnable: it cannot be judged, and block mode blocks it with the reason
+    def answer(text: str) -> str:
+        return script(sse(*words_stream(text)), ctype="text/event-stream") if stream else script(dumps(chat(text)))
+
+    r = post_conversation(gw[0], answer("Yes."), [{"role": "user", "content": "Can I return it?"}])
+    assert_blocked(r)
+    if not stream:
+        assert "pronoun" in r.json()["error"]["message"]
+    # a claim of its own is judged as usual
+    sid = answer("Items can be returned within 30 days of delivery.")
+    assert_delivered(post_conversation(gw[0], sid, [{"role": "user", "content": "Can I return it?"}]), sid)
+    # a bare reply is read with the sentence after it, as the whole answer reads it: its claim is what is judged
+    # (a stream holds "Yes." until that sentence completes, instead of judging it alone as "You can return it.")
+    sid = answer("Yes. Items can be returned within 30 days of delivery.")
+    assert_delivered(post_conversation(gw[0], sid, [{"role": "user", "content": "Can I return it?"}]), sid)
+    assert_blocked(post_conversation(gw[0], answer("Yes! Happy to help."), [{"role": "user", "content": "Can I return it?"}]))

@@ -523,6 +523,16 @@ class FaithfulnessCheck:
                     # days.") is attached to the question's statement, which the yes/no word claims
                     rest = polarity(text)[1]
                     made = answer_claim(q, text) or AnswerClaim(rest[0].upper() + rest[1:], "stated")
+                if made is not None and made.kind == "yes/no" and (fragment or yes_no) and claimless and \
+                        state is None and resolve_pronouns(made.statement, ["the thing"]) is not None:
+                    # "Yes." to "Can I return it?" with nothing before it that says what "it" is: "You can return
+                    # it." is entailed by any context about anything returnable, so the answer cannot be judged.
+                    # Only when the reply is all the answer says ("Yes. It removes 99.9% of lead." is judged on
+                    # its claim; a stream holds a bare reply until a claim follows or the answer ends)
+                    raise UncheckableError(
+                        f"the answer {text.strip()!r} says yes or no to {q!r}, whose pronoun points at nothing the "
+                        "guard can read (no earlier message names it): it cannot be judged; send the conversation "
+                        "(or a question that names what it asks about)")
                 if made is not None and tok.count(made.statement) <= hyp_budget:
                     items.append(ResponseItem(span, text, made.statement, True, fragment, claim=True))
                     continue

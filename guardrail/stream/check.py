@@ -259,7 +259,10 @@ class StreamGuard:
         end = self.released
         pending: list[Sentence] = []  # claimless sentences after a bare yes/no word ("Absolutely!"): read later
         sentences = list(sentences)
+        skip = 0  # sentences before this index were read with the one before them
         for k, s in enumerate(sentences):
+            if skip > k:  # read with the bare reply before it
+                continue
             if s.text.rstrip().endswith("?") and yes_no_statement(s.text, True) is not None:
                 # a yes/no question of the answer's own ("Can gift cards be returned?") claims nothing when a reply
                 # follows ("No."): the reply is judged as its answer. Held (unreleased) until the sentence after it
@@ -277,10 +280,20 @@ class StreamGuard:
                 else:
                     pending.append(s)
                     continue
-            if not self._passes(s.text, s.start):
+            judged = s
+            if yes_no_answer(s.text) and not makes_claim(s.text) and not self.text[: s.start].rstrip().endswith("?"):
+                # a bare reply ("Yes.", "They can't.") is read with the sentence after it, as the whole answer reads
+                # it: "Yes. It removes 99.9% of lead." is judged on its claim, while "Yes." alone to "Can I return
+                # it?" (nothing names "it") cannot be judged. Held (unreleased) until that sentence completes
+                after = sentences[k + 1] if k + 1 < len(sentences) else None
+                if after is None and not final:
+                    break
+                if after is not None:
+                    judged, skip = after, k + 2
+            if not self._passes(self.text[s.start : judged.end], s.start):
                 self.state = STOPPED
                 break
-            end = self._sentences.past_space(s.end)  # released now, its trailing whitespace with it
+            end = self._sentences.past_space(judged.end)  # released now, its trailing whitespace with it
         if pending and final and self.state is HOLDING:
             # the answer ends without a claim: its yes/no word is the answer, read with the question (as a whole
             # answer is: FaithfulnessCheck judges "Great question! Absolutely!" as "yes")
