@@ -41,6 +41,7 @@ import numpy as np
 from calibration_cv import folds, overlap_absent, sigmoid  # the same baselines and folds as the two-set script
 
 from guardrail.checks.calibration import FEATURES, Calibrator, fit_logistic, sentence_features
+from guardrail.errors import UncheckableError
 from guardrail.checks.faithfulness import FaithfulnessCheck, FaithfulnessConfig
 from guardrail.scorers.nli import NLIScorer
 from guardrail.stats import auroc, balanced_accuracy, bootstrap_ci
@@ -78,8 +79,17 @@ def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: Faithfu
     check = FaithfulnessCheck(NLIScorer(model), config, calibrator=None)
     out = []
     started = time.perf_counter()
+    unchecked: dict[str, int] = {}
     for n, (name, r) in enumerate(rows):
-        res = check.run(r.get("question") or "", r["contexts"], r["response"])
+        try:
+            res = check.run(r.get("question") or "", r["contexts"], r["response"])
+        except UncheckableError as exc:
+            # the guard cannot judge the answer ("yes, he is" to a question whose "he" names nothing it can read):
+            # block mode blocks it, so it scores as the lowest answer (as one with no checked sentence)
+            unchecked[name] = unchecked.get(name, 0) + 1
+            out.append({"key": f"{name}:{r['id']}", "features": [], "tokens": 0, "pairs": 0, "min_entailment": 0.0,
+                        "unchecked": str(exc)})
+            continue
         sents = [s for s in res.sentences if s.checked]
         feats = []
         for s in sents:
@@ -98,6 +108,8 @@ def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: Faithfu
                     "min_entailment": min((s.entailment or 0.0 for s in sents), default=1.0)})
         if (n + 1) % 200 == 0:
             print(f"  {n + 1}/{len(rows)} rows, {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    for name, k in sorted(unchecked.items()):
+        print(f"  {name}: {k} answer(s) unchecked (scored lowest, as block mode blocks them)", file=sys.stderr)
     return out
 
 

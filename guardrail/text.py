@@ -585,8 +585,14 @@ def is_offer(text: str) -> bool:
 
 
 _LEAD_IN = re.compile(r"(?i)^(?:here(?:'s|’s| is| are)|below(?: is| are)?|the following|following|these are|those are|"
-                      r"this is|see (?:the )?(?:table|list|steps|summary|details)|in (?:short|summary|brief))\b"
+                      r"this is|see (?:the )?(?:table|list|steps|summary|details)|in (?:short|summary|brief)|"
+                      r"according to (?:the |your |our )?(?:\w+ )?(?:documents?|sources?|policy|policies|docs|"
+                      r"documentation|terms|faq|guide|manual|passages?|context|information)\s*:$|"
+                      r"(?:the|your|our) (?:\w+ ){0,2}(?:says|states|reads|notes|explains|specifies|outlines|mentions)"
+                      r"\s*:$)"
                       r"|\b(?:as follows|the following|below)\s*:$")
+#: "Here is what you need to know:" (seven words: the one longer form)
+_KNOW_LEAD = re.compile(r"(?i)^here(?:'s|’s| is) (?:what|everything|all) you (?:need|should|want|ought) to know\s*:$")
 
 
 #: the most words a lead-in has: "Here are the steps you need:" (a longer sentence ending with ':' may hold a claim)
@@ -607,7 +613,7 @@ def is_lead_in(text: str) -> bool:
         return False
     # a label of one or two words ("Summary:", "Key points:"); three could already say something ("Gift cards
     # returnable:")
-    return 0 < len(ws) <= 2 or (len(ws) <= LEAD_IN_MAX_WORDS and bool(_LEAD_IN.search(t)))
+    return 0 < len(ws) <= 2 or (len(ws) <= LEAD_IN_MAX_WORDS and bool(_LEAD_IN.search(t))) or bool(_KNOW_LEAD.match(t))
 
 
 def content_words(text: str) -> list[str]:

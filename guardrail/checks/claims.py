@@ -58,7 +58,7 @@ from guardrail.checks.lexicon import (
     looks_verb,
     tokenize,
 )
-from guardrail.text import is_answer_fragment, is_claim, is_refusal
+from guardrail.text import is_answer_fragment, is_claim, is_refusal, split_sentences
 
 __all__ = ["AnswerClaim", "answer_claim", "polarity", "yes_no_answer", "yes_no_statement", "wh_statement"]
 
@@ -647,6 +647,36 @@ CONVERSATION_QUESTION_CHARS = 300
 _POINTING = re.compile(r"(?i)\b(?:it|its|they|them|their|this|that|these|those|he|she|him|her|one)\b")
 
 
+#: a demonstrative or possessive that stands for a noun phrase ("return this", "that one within 30 days", "mine")
+_BARE_POINTER = re.compile(
+    r"(?i)\b(?:(?:this|that|these|those)(?:\s+ones?)?|mine|yours|ours|theirs|hers)\b(?=\s*(?:[.?!,;:)]|$)|\s+(?:within"
+    r"|after|before|for|in|on|at|by|to|from|with|without|if|now|today|tomorrow|later|back|again|online|anymore|too"
+    r"|also|here|there|yet|still|instead|anyway|as well)\b)")
+
+
+def points_at_nothing(statement: str) -> bool:
+    """The statement still has a word that only points ("it", "them", "that one", "this", "mine") once the referents
+    of its own words are read ("If you buy a gift card, you can return it." points at its gift card): it is about
+    nothing the guard can name, and any context about anything of the kind entails it.
+
+    >>> points_at_nothing("You can return that one.")
+    True
+    >>> points_at_nothing("If you buy a gift card, you can return it.")
+    False
+    """
+    text = (resolve_pronouns(statement, []) if _LEADING_CLAUSE.match(statement) else None) or statement
+    # "Members can bring their kids.": a possessive names its owner's things, most often the subject's; "It will
+    # rain tomorrow.": an "it" of the weather or the time points at nothing
+    text = re.sub(r"(?i)\b(?:their|its|his|her)\b(?=\s+\w)", "the", text)
+    text = _WEATHER_IT.sub("The weather", text)
+    return resolve_pronouns(text, ["the thing"]) is not None or bool(_BARE_POINTER.search(text))
+
+
+_WEATHER_IT = re.compile(r"(?i)^it(?=\s+(?:(?:will|would|can|could|may|might|is|was|does|did)\s+(?:not\s+)?)?(?:be\s+)?"
+                         r"(?:rain|rains|raining|snow|snows|snowing|sunny|cloudy|windy|cold|hot|warm|late|early|dark|"
+                         r"light|noon|midnight|\d))")
+
+
 def question_in_conversation(question: str, earlier: Sequence[str], assistant: Sequence[str] = (),
                              setting: Sequence[str] = ()) -> str:
     """The question with its pronouns read as what the conversation before it named: after "I bought a gift card
@@ -657,6 +687,9 @@ def question_in_conversation(question: str, earlier: Sequence[str], assistant: S
     claims "You can return it.", which any context about anything returnable entails. The question as written when
     it has no pronoun or nothing before it names a referent. The question's own message is read first ("I have a
     gift card. Can I return it?"), ``setting`` (system, developer and tool messages, instructions) last."""
+    follow = _follow_up(question, earlier)
+    if follow is not None:  # "And a gift card?" after "Can I return a jacket?": "Can I return a gift card?"
+        return follow
     if len(question) > CONVERSATION_QUESTION_CHARS or not _POINTING.search(question):
         return question  # a long question names what it asks about; one with no pronoun has nothing to resolve
     parts = re.split(r"(?<=[.!?])\s+", question.strip())
@@ -690,6 +723,51 @@ def question_in_conversation(question: str, earlier: Sequence[str], assistant: S
         return prefix + question
     # the question alone, resolved: its own message's earlier sentences said what it points at
     return resolved if resolved.rstrip().endswith("?") or not question.rstrip().endswith("?") else resolved + "?"
+
+
+#: a follow-up that names only a new noun phrase and means the question before it ("And a gift card?", "What about
+#: jackets?", "Gift cards too?", "And if it's a gift card?")
+_FOLLOW_UP = re.compile(
+    r"(?i)^\s*(?:(?:ok(?:ay)?|so|and|but)[,\s]+)?(?:and|also|but|plus|(?:what|how)\s+about|same\s+(?:for|with)|and\s+for"
+    r"|what\s+of|if\s+(?:it'?s|it\s+is|they\s+are|they'?re))\s+(?P<np>[^?.!,;:]{1,80}?)\s*\?+\s*$"
+    r"|^\s*(?:and\s+)?(?P<np2>[^?.!,;:]{1,80}?)(?:,)?\s+(?:too|as\s+well|also)\s*\?+\s*$")
+
+
+def _follow_up(question: str, earlier: Sequence[str]) -> str | None:
+    """The user's question before a follow-up that names only a new noun phrase, with that phrase in the place of
+    the one it replaces: "Can I return a jacket?" then "And a gift card?" asks "Can I return a gift card?". The
+    phrase replaced is the question's only referent, or the one that shares a word with the new phrase ("Can
+    students take 18 credits?" then "And graduate students?"); None when the follow-up is not of this shape or the
+    place is not clear (a bare "Yes." to it is then unchecked)."""
+    m = _FOLLOW_UP.match(question) if len(question) <= CONVERSATION_QUESTION_CHARS else None
+    if m is None or not earlier:
+        return None
+    np = (m.group("np") or m.group("np2") or "").strip()
+    toks = tokenize(np)
+    if not toks or _POINTING.fullmatch(np) or {t.lower() for t in toks} <= (PRONOUNS | _PERSONAL | _NOT_REFERENTS) \
+            or any(t.lower() in AUX or t.lower() in NEG_AUX or t.lower() in WH for t in toks):
+        return None  # "And those?", "And?", "But can I?": nothing new named
+    before = next((t for t in reversed(earlier) if t.strip()), "")
+    asked = re.split(r"(?<=[.!?])\s+", before.strip()[-CONVERSATION_MESSAGE_CHARS:])[-1]
+    if not asked.rstrip().endswith("?"):
+        return None
+    if toks[0].lower() in DETERMINERS:
+        np = np[:1].lower() + np[1:]
+    if toks[0].lower() in PREPOSITIONS:
+        # "Is the store open on Sundays?" then "And on Mondays?": the phrase of that preposition that ends the question
+        ends = re.search(rf"(?i)\b{re.escape(toks[0])}\s+[^,;:?]{{1,60}}(?=\?+\s*$)", asked)
+        return asked[: ends.start()] + np + asked[ends.end():] if ends else None
+    refs = [r for r in question_referents(asked) if r.lower() not in _PERSONAL and r.lower() not in PRONOUNS]
+
+    def content(phrase: list[str]) -> set[str]:
+        return {w.lower().rstrip("s") for w in phrase if w.lower() not in DETERMINERS and w[:1].isalnum()}
+
+    words = content(toks)
+    shared = [r for r in refs if words & content(tokenize(r))]
+    place = shared[0] if len(shared) == 1 else refs[0] if len(refs) == 1 else None
+    if place is None or place not in asked:
+        return None
+    return asked.replace(place, np, 1)
 
 
 #: words that name nothing a pronoun points at ("Hello there.", "Please.")
@@ -872,7 +950,8 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
             kind, possessive = _POSSESSIVES[low], True
         else:
             continue
-        own = _named_in_prefix(text[:start])
+        # "Please tell me if I can return it": a word of greeting or politeness names nothing
+        own = [r for r in _named_in_prefix(text[:start]) if not {w.lower() for w in tokenize(r)} <= _NOT_REFERENTS]
         # a reply ("Yes, refunds are issued once they are returned.") speaks of what was asked before what it names
         order = referents + own if loose else own + referents
         referent = next((r for r in order if _agrees(r, kind)), None)
@@ -983,6 +1062,9 @@ def _reply_phrase(toks: list[str], k: int) -> bool:
         nxt[1] in _REPLY_WORDS or (nxt[1] == "not" and len(nxt) > 2 and nxt[2] in _REPLY_WORDS))
 
 
+_LEADING_CLAUSE = re.compile(r"(?i)^(?:if|when|once|after|because|since|although|though|while)\s+([^,;]+),")
+
+
 def _named_in_prefix(prefix: str) -> list[str]:
     """What the sentence named before a pronoun: a topic ("As for gift cards,"), the object or subject of a clause
     ("If you bought gift cards, they ..."; "Items can be returned; they ...")."""
@@ -994,6 +1076,12 @@ def _named_in_prefix(prefix: str) -> list[str]:
         return [m.group("np").strip()]
     # the sentence's own subject, when it opens with one: "Shoes can be returned if they are unused" (they: shoes)
     main = claim_subject(core)
+    lead = _LEADING_CLAUSE.match(core)
+    if lead is not None and (main is None or main.lower() in ("you", "i", "we")):
+        # "If you buy a gift card, you can return it": the asker names nothing; the clause before names the thing
+        named = [r for r in (claim_object(lead.group(1)), claim_subject(lead.group(1)))
+                 if r and r.lower() not in ("you", "i", "we")]
+        return [r for r in named if _number(tokenize(r)) is not None]
     clause = core.rstrip(" ,;:\u2014\u2013-")
     if main is None and clause == core and not core.endswith(("and", "but", "so")):
         return []  # the pronoun is inside a clause that has not ended: "If they ...", "No doubt they ..."
@@ -1270,12 +1358,104 @@ def _clause(question: str, positive: bool | None = None) -> tuple[list[str], lis
     if parts is None:
         return None
     aux, negq, subject, rest = parts
+    if aux not in BE and aux not in HAVE and len(rest) == 1 and len(subject) > 2 and subject[-1].lower() in VERBS \
+            and subject[-2][:1].isalpha() and subject[-2].lower() not in DETERMINERS:
+        # a yes/no question's last word is the object of its verb: "Does the Basic plan include support?" (not
+        # "the Basic plan include" + "support"; a wh-question's verb may end it: "How much does the plan cost?")
+        subject, rest = subject[:-1], subject[-1:] + rest
     subject = _person(subject)
     aux = _agree(aux, subject)
     if positive is None:
         positive = not negq
     # positive "do" stays emphatic ("does cover"): grammatical without inflecting the verb
     return subject, [aux] if positive else _negated(aux), _person(rest)
+
+
+#: frames that ask a yes/no question indirectly: "Do you know if I can return a gift card?", "Could you check whether
+#: gift cards are refundable?", "Please tell me if ...", "I wonder whether ...", "Is it true that ...": a yes or no
+#: answers the clause inside, not the frame ("You do know if you can return a gift card.")
+_ASKED_INDIRECTLY = re.compile(
+    r"(?i)^(?:(?:hi|hello|hey|ok|okay|so|also|and|but)\b[,!.]?\s+)?(?:(?:"
+    r"(?:do|does|did) (?:you|anyone|anybody) (?:happen to )?(?:know|think|believe|reckon|suppose|remember)"
+    r"|(?:can|could|would|will) you (?:please |kindly )?(?:tell me|let me know|check|confirm|verify|find out|clarify)"
+    r"|(?:please,? |kindly )?(?:tell me|let me know|confirm|check|clarify|find out)"
+    r"|i(?:'d| would) (?:like|love) to know|i (?:want|need) to know|i(?:'m| am) (?:not sure|unsure|curious)"
+    r"|(?:i(?:'m| am| was) )?wondering|i wonder(?:ed)?|any idea"
+    r") (?:if|whether)|(?:do|does) (?:you|anyone) (?:think|believe|reckon|suppose|know that)|would you say(?: that)?"
+    r"|is it (?:true|correct|right|the case|so) that)\s+(?P<clause>.+?)[\s?.!]*$")
+#: a statement with a tag that asks for confirmation: "Gift cards can be returned, right?", "..., can't they?"
+_TAGGED = re.compile(
+    r"(?i)^(?P<clause>.+?),\s*(?:right|correct|true|yes|no|yeah|ok|okay|isn'?t (?:it|that (?:right|so|true))"
+    r"|is (?:it|that) (?:right|correct|true|so)|am i right|(?:(?:is|are|was|were|do|does|did|could|would|should"
+    r"|have|has|had|may|might|must)(?:n'?t)?|can|ca'?n'?t|cannot|will|won'?t) (?:it|they|i|you|we|he|she|there|this"
+    r"|that|these|those))\s*\?+$")
+_ASKS_NOTHING = re.compile(r"(?i)(?:yes or no|true or false|right|correct|ok(?:ay)?|please|thanks?|thank you)[?.!]*")
+_AGREE_TAGS = frozenset("right correct true yes no yeah ok okay is am isn't isnt".split())
+#: a condition before the question: "If I buy a gift card, can I return it?"
+_CONDITION_FIRST = re.compile(
+    r"(?i)^(?P<cond>(?:if|when|once|after|before|unless|assuming|provided|suppose|say)\b[^,?]{2,200}),\s*(?P<main>.+\?)$")
+_WH_LEAD = frozenset("what which who whom whose when where why how".split())
+
+
+def _declared(clause: str, yes: bool, by_truth: bool = False) -> str | None:
+    """A declarative clause the asker wants confirmed ("I can return a gift card"), as the statement a yes (or no)
+    makes, the asker's pronouns swapped; None when it is not a clause with a verb."""
+    clause = re.sub(r"(?i)\bI'm\b", "I am", clause.strip().replace("\u2019", "'")).rstrip(" ?.!,")
+    toks = tokenize(clause)
+    if len(toks) < 2 or toks[0].lower() in _WH_LEAD or not any(
+            t.lower() in AUX or t.lower() in NEG_AUX or looks_verb(t) for t in toks[1:]):
+        return None
+    swapped = _person(toks)
+    for k in range(1, len(swapped)):  # "you am" / "you was": the asker's verb agrees with "you"
+        if swapped[k - 1].lower() == "you" and swapped[k].lower() in ("am", "was"):
+            swapped[k] = "are" if swapped[k].lower() == "am" else "were"
+    statement = as_sentence(swapped)
+    if by_truth and any(t.lower() in NEG_AUX or t.lower() in ("not", "never") for t in swapped):
+        # "Gift cards can't be returned, can they?": "no" agrees (they cannot), "yes" says they can
+        return negate(statement) if yes else statement
+    return statement if yes else negate(statement)
+
+
+def _asked_statement(question: str, yes: bool) -> str | None:
+    """The statement a yes or no makes to a question asked indirectly, with a tag, or after a condition; None for
+    other shapes."""
+    q = question.strip().replace("\u2019", "'")
+    m = _ASKED_INDIRECTLY.match(q)
+    if m:
+        inner = m.group("clause")
+        first = inner.split(maxsplit=1)[0].lower() if inner.split() else ""
+        if first in AUX or first in NEG_AUX:  # "Is it true that can I ...?" is rare; "Do you think can ..." too
+            return yes_no_statement(inner.rstrip(" .!") + "?", yes)
+        return _declared(inner, yes)
+    m = _TAGGED.match(q)
+    if m:
+        # an auxiliary tag ("..., can they?") is answered by the truth of the positive clause, as a negative
+        # question is; "..., right?" by agreeing with the clause as said
+        tag = q[m.end("clause"):].strip(" ,?").lower()
+        return _declared(m.group("clause"), yes, by_truth=tag.split()[0] not in _AGREE_TAGS if tag else False)
+    m = _CONDITION_FIRST.match(q)
+    if m:
+        main = yes_no_statement(m.group("main"), yes)
+        if main is None:
+            return None
+        cond = join_tokens(_person(tokenize(m.group("cond"))))
+        lead = main.split(maxsplit=1)[0]
+        if lead in ("You", "It", "They", "There", "The", "A", "An", "This", "That", "These", "Those", "We", "He",
+                    "She", "Your", "Its", "Their"):
+            main = lead.lower() + main[len(lead):]
+        return f"{cond[0].upper()}{cond[1:]}, {main}"
+    return None
+
+
+def asks_yes_no(sentence: str) -> bool:
+    """An inverted yes/no question ("Can gift cards be returned?", "If I buy one, can I return it?"), which asserts
+    nothing; not a statement with a tag ("Gift cards cannot be returned, right?") nor a frame around a clause ("Is it
+    true that ...?"), which assert their clause."""
+    q = sentence.strip().replace("\u2019", "'")
+    if not q.endswith("?") or _TAGGED.match(q) or _ASKED_INDIRECTLY.match(q):
+        return False
+    m = _CONDITION_FIRST.match(q)
+    return _clause(m.group("main") if m else q) is not None
 
 
 def yes_no_statement(question: str, yes: bool) -> str | None:
@@ -1287,7 +1467,30 @@ def yes_no_statement(question: str, yes: bool) -> str | None:
     'Gift cards cannot be returned.'
     >>> yes_no_statement("Isn't the store open on Sundays?", True)
     'The store is open on Sundays.'
+    >>> yes_no_statement("Do you know if I can return a gift card?", False)
+    'You cannot return a gift card.'
+    >>> yes_no_statement("Gift cards can be returned, right?", True)
+    'Gift cards can be returned.'
+    >>> yes_no_statement("If I buy a gift card, can I return it?", True)
+    'If you buy a gift card, you can return it.'
     """
+    spans = split_sentences(question.strip())
+    if len(spans) > 1:
+        resolved = question_in_conversation(question.strip(), [])
+        if resolved != question.strip() and len(split_sentences(resolved)) == 1:
+            return yes_no_statement(resolved, yes)  # "I bought a gift card. Can I return it?"
+        # "That sounds great. Can I return gift cards?": a yes or no answers the message's last question, when the
+        # message ends with it ("Can I return gift cards? How long do I have?" + "Yes.": none it can be read as)
+        said = [sp.of(question.strip()) for sp in spans]
+        # what follows the question and asks nothing more: "Thanks!", "Yes or no?", "Right?"
+        while len(said) > 1 and (not said[-1].rstrip().endswith("?") and not is_claim(said[-1]) or
+                                 _ASKS_NOTHING.fullmatch(said[-1].strip())):
+            said.pop()
+        last = said[-1]
+        return yes_no_statement(last, yes) if last.rstrip().endswith("?") else None
+    asked = _asked_statement(question, yes)
+    if asked is not None or _ASKED_INDIRECTLY.match(question.strip()) or _TAGGED.match(question.strip()):
+        return asked
     # a negative question is answered by the polarity of the statement: "Isn't it free?" "Yes" = it is free
     clause = _clause(question, positive=yes)
     if clause is None:
@@ -1463,6 +1666,103 @@ def dependent_reply(answer: str) -> bool:
     return value is not None and _dependent(tokenize(_trim(rest)))
 
 
+_ONLY = frozenset({"only", "just", "solely"})
+_COMPARES = re.compile(r"(?i)\b(?:first|last|earlier|later|sooner|more|less|fewer|older|younger|bigger|larger|smaller"
+                       r"|longer|shorter|higher|lower|taller|better|worse|faster|slower|cheaper|closer|farther|further"
+                       r"|most|least|[a-z]{3,}est|than)\b")
+
+
+def alternatives(question: str) -> tuple[str, str, int, int] | None:
+    """The two options of a question that offers a choice ("Can I return gift cards or only items?" -> "gift cards",
+    "only items"; "Is the window 30 or 90 days?" -> "30 days", "90 days"), with where "<a> or <b>" stands in it; None
+    for other questions. The first option runs back from "or" to a verb, an auxiliary, a preposition or a colon, the
+    second to the question mark."""
+    q = question.strip().replace("\u2019", "'")
+    if not q.endswith("?") or q.lower().count(" or ") != 1 or len(q) > 300 or _COMPARES.search(q):
+        return None  # a comparison ("Who was born first: X or Y?") is read as the model reads it, not as an option
+    spans = [(m.group(), m.start(), m.end()) for m in TOKEN.finditer(q)]
+    k = next((i for i, (t, _, _) in enumerate(spans) if t.lower() == "or"), None)
+    if k is None or k == 0 or k + 1 >= len(spans):
+        return None
+    end = len(spans) - 1 if spans[-1][0] == "?" else len(spans)
+    j = k - 1
+    while j >= 0:
+        low = spans[j][0].lower()
+        if low in AUX or low in NEG_AUX or low in PREPOSITIONS or low in PRONOUNS or low in (":", ",", ";") or (
+                j < k - 1 and looks_verb(spans[j][0]) and low not in DETERMINERS and not spans[j][0][:1].isupper()):
+            break
+        j -= 1
+    first = j + 1
+    if first >= k or end <= k + 1:
+        return None
+    a = q[spans[first][1]:spans[k - 1][2]]
+    b = q[spans[k + 1][1]:spans[end - 1][2]]
+    if re.fullmatch(r"\d[\d.,]*", a) and re.match(r"\d", b) and len(b.split()) > 1:
+        a = a + " " + " ".join(b.split()[1:])  # "30 or 90 days": the unit is both options'
+    elif first < k - 1 and re.fullmatch(r"\d[\d.,]*", spans[k - 1][0]) and re.match(r"\d", b):
+        first = k - 1  # "Is the return window 30 or 90 days?": the option is the number
+        a = spans[k - 1][0] + (" " + " ".join(b.split()[1:]) if len(b.split()) > 1 else "")
+    a, b = (" ".join(w for w in o.split() if w.lower() not in _ONLY) for o in (a, b))
+    if not a or not b or len(a.split()) > 8 or len(b.split()) > 8:
+        return None
+    return a, b, spans[first][1], spans[end - 1][2]
+
+
+def _option_words(option: str) -> set[str]:
+    return {w.lower().rstrip("s") for w in tokenize(option) if w[:1].isalnum() and w.lower() not in DETERMINERS
+            and w.lower() not in _ONLY}
+
+
+def alternative_claim(question: str, answer: str) -> str | None:
+    """The statement a reply to a question that offers a choice makes: "Both." -> the question's statement of both
+    options ("You can return gift cards and items."), "Neither." -> its negation, "The former." / a bare option ("Only
+    items.", "Store credit.") -> the statement of that option; a clause with "both" or "either" standing for the
+    options ("You can return both.") -> the clause with them. None for other replies and questions."""
+    alt = alternatives(question)
+    if alt is None:
+        return None
+    a, b, start, end = alt
+    q = question.strip().replace("\u2019", "'")
+    reply = answer.strip().rstrip(".!").strip()
+    low = reply.lower()
+    pronoun = re.search(r"(?i)\b(both|either|neither)(?:\s+of\s+them|\s+options)?\b(?=\s*(?:[.!,;]|$|\s+(?:within|after|"
+                        r"before|for|in|on|at|by|to|from|with|without|if|are|is|can|cannot|can't|will|do|does|may)\b))",
+                        reply)
+    if " " in low and pronoun is not None and low.split()[0] not in ("both", "either", "neither"):
+        # "You can return both." -> "You can return gift cards and items."
+        joined = {"both": f"{a} and {b}", "either": f"{a} or {b}", "neither": f"neither {a} nor {b}"}[
+            pronoun.group(1).lower()]
+        return as_sentence(tokenize(reply[:pronoun.start()] + joined + reply[pronoun.end():]))
+    chosen: str | None = None
+    if re.fullmatch(r"(?:both(?: of them| options)?|both are|yes,? both)", low):
+        chosen = f"{a} and {b}"
+    elif re.fullmatch(r"(?:the )?(?:former|first(?: one)?)", low):
+        chosen = a
+    elif re.fullmatch(r"(?:the )?(?:latter|second(?: one)?|last(?: one)?)", low):
+        chosen = b
+    elif re.fullmatch(r"(?:neither(?: of them)?|none of them|no,? neither)", low):
+        chosen = "neither " + a + " nor " + b
+    elif len(tokenize(reply)) <= 8:
+        words_ = _option_words(reply)
+        wa, wb = _option_words(a), _option_words(b)
+        in_a, in_b = words_ & (wa - wb), words_ & (wb - wa)  # the words that tell the options apart
+        if words_ and (in_a or in_b) and not (in_a and in_b) and words_ <= (wa | wb):
+            # "Only items.": the option chosen ("only" claims the other is not, which a small model reads as a
+            # claim against any context that does not say so)
+            chosen = a if in_a else b
+    if chosen is None:
+        return None
+    made = q[:start] + chosen + q[end:]
+    head = q[:start].rstrip()
+    if head.endswith(":") and head.split()[0].lower() in ("which", "what", "who"):
+        # "Which can be returned: items or gift cards?" + "Gift cards." -> "Gift cards can be returned."
+        rest = head[:-1].split(maxsplit=1)
+        if len(rest) == 2 and rest[1].split()[0].lower() in AUX | set(NEG_AUX):
+            return as_sentence(tokenize(chosen[:1].upper() + chosen[1:] + " " + rest[1]))
+        return None
+    return yes_no_statement(made, True)
+
+
 def answer_claim(question: str, answer: str) -> AnswerClaim | None:
     """The statement ``answer`` makes as an answer to ``question``, when the answer alone is no claim; else None.
 
@@ -1477,6 +1777,9 @@ def answer_claim(question: str, answer: str) -> AnswerClaim | None:
     """
     if not question or not question.strip() or not answer.strip():
         return None
+    chosen = alternative_claim(question, answer)
+    if chosen is not None:  # "Both." to "Can I return gift cards or items?"
+        return AnswerClaim(chosen, "yes/no")
     value, rest = polarity(answer)
     if value is not None:
         # the echo ("they can", "it isn't") and hedges ("sadly") are read by polarity: what is left qualifies the

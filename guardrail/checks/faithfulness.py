@@ -31,7 +31,9 @@ import numpy as np
 from guardrail.checks.calibration import Calibrator
 from guardrail.checks.claims import (
     aside_claims,
+    alternative_claim,
     answer_claim,
+    asks_yes_no,
     AnswerClaim,
     claim_object,
     claim_subject,
@@ -50,15 +52,17 @@ from guardrail.checks.claims import (
     question_referents,
     reason_reply,
     resolve_ellipsis,
+    points_at_nothing,
     resolve_pronouns,
     same_for,
     split_claims,
     states_quantity,
     yes_no_answer,
+    yes_no_only,
     yes_no_statement,
 )
 from guardrail.checks.evidence import ContextRef as ContextRef
-from guardrail.checks.lexicon import AUX, NEG_AUX, WH, tokenize
+from guardrail.checks.lexicon import AUX, BE, DETERMINERS, NEG_AUX, PREPOSITIONS, PRONOUNS, VERBS, WH, looks_verb, tokenize
 from guardrail.checks.evidence import (
     EvidenceBasis,
     ResponseItem,
@@ -69,7 +73,7 @@ from guardrail.checks.evidence import (
 )
 from guardrail.checks.evidence import FaithfulnessResult as FaithfulnessResult
 from guardrail.checks.evidence import SentenceEvidence as SentenceEvidence
-from guardrail.checks.grounding import as_context_numbers, context_terms, number_spellings
+from guardrail.checks.grounding import Spellings, as_context_numbers, context_terms, number_spellings
 from guardrail.checks.pairing import Units, fit_units, score_pairs, select_premises
 from guardrail.checks.premises import PREMISE_MODES, ContextIndex, PremiseMode
 from guardrail.errors import ConfigurationError, InputError, UncheckableError
@@ -80,6 +84,7 @@ from guardrail.text import (
     content_stems,
     is_answer_fragment,
     is_claim,
+    is_lead_in,
     is_refusal,
     lone_surrogate,
     qa_hypothesis,
@@ -278,6 +283,77 @@ def _label_words(text: str) -> str | None:
     return np_
 
 
+_QA_LABEL = re.compile(r"^\s*[*_]{0,2}(?:Q|A|Question|Answer)[*_]{0,2}\s*:[*_]{0,2}\s+")
+_CONDITION_LEAD = re.compile(r"(?i)^(?:if|when|once|after|before|unless|assuming|provided|suppose|say)\b[^,]+,")
+#: a list item: its marker, then its text
+_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+(?P<body>\S.*?)\s*$", re.S)
+_MARKUP = re.compile(r"^\s*(?:(?:[-*+\u2022]|\d{1,3}[.)])\s+)?[*_]*|[*_]*\s*$")
+
+
+_WHAT_LEAD = re.compile(r"(?i)^(?:here(?:'s| is| are)|these are|this is|below (?:is|are)|that's|that is)\s+(?:what|everything)"
+                        r"\s+(?:that\s+)?(?P<clause>.+:)$")
+
+
+def _list_head(text: str) -> tuple[str, str] | None:
+    """A line that the list items after it complete: a label ("Gift cards:", "- Basic plan:") -> ("label", its words),
+    or a clause that ends where its complement would stand ("The Basic plan includes:", "You can return:", "Refunds
+    go to:") -> ("clause", the clause); None for other lines (a generic lead-in, "Here is the policy:", heads nothing
+    the items need)."""
+    t = _MARKUP.sub("", text.strip()).strip()
+    if not t.endswith(":") or t.count(":") > 1 or t[:-1].rstrip().endswith("?"):
+        return None
+    what = _WHAT_LEAD.match(t)
+    if what is not None:  # "Here is what the Pro plan includes:" -> "The Pro plan includes"
+        t = what.group("clause")[:1].upper() + what.group("clause")[1:]
+    toks = tokenize(t[:-1])
+    if not toks or len(toks) > 14:
+        return None
+    last = toks[-1].lower()
+    # the clause stops at its verb or a preposition: "includes:", "You can return:", "are:", "go to:"
+    verb_end = last in AUX or last in NEG_AUX or last in BE or last in PREPOSITIONS or (
+        looks_verb(toks[-1]) and (last not in VERBS or len(toks) == 1 or toks[-2].lower() in AUX | BE | set(NEG_AUX)
+                                  or toks[-2].lower() in PRONOUNS))
+    if not verb_end:
+        label = _label_words(t)
+        if label is not None:
+            return "label", label
+    if is_lead_in(t) or len(toks) < 2 or not verb_end:
+        return None
+    return "clause", t[:-1].strip()
+
+
+def _complement(body: str) -> bool:
+    """A list item that is no clause of its own: a noun phrase ("5 GB of storage", "Priority support") or a predicate
+    ("returnable within 30 days"), which says something only with the line it completes."""
+    toks = tokenize(body)
+    return bool(toks) and len(toks) <= 16 and not body.rstrip().endswith("?") and not any(
+        x.lower() in AUX or x.lower() in NEG_AUX or x.lower() in BE or x.lower() in PRONOUNS or
+        (x.lower().endswith(("s", "ed")) and x.lower() not in VERBS and looks_verb(x) and k > 0)
+        for k, x in enumerate(toks))
+
+
+def _under_head(head: tuple[str, str], body: str) -> str | None:
+    """What a list item says under its head: "Gift cards:" + "returnable within 30 days" -> "Gift cards are returnable
+    within 30 days."; "Basic plan:" + "priority support" -> "Basic plan: priority support."; "The Basic plan
+    includes:" + "Priority support" -> "The Basic plan includes priority support."; None for an item that is a
+    clause of its own (read as usual)."""
+    body = body.strip().strip("*_").strip().rstrip(".;,")
+    if not body or not _complement(body):
+        return None
+    kind, words_ = head
+    if kind == "label":
+        made = predicate_claim(words_, body)
+        return (made.rstrip(".") + ".") if made else f"{words_}: {body}."
+    lead = body.split(maxsplit=1)[0]
+    if lead[:1].isupper() and lead[1:].islower() and lead.lower() in (DETERMINERS | STOP_LEADS):
+        body = body[:1].lower() + body[1:]
+    return f"{words_} {body}."
+
+
+#: first words of an item that are lower-cased when it completes a clause ("The plan includes:" + "A free month")
+STOP_LEADS = frozenset({"priority", "free", "unlimited"})
+
+
 class FaithfulnessCheck:
     """Scores a response against its contexts with an NLI model.
 
@@ -297,7 +373,7 @@ class FaithfulnessCheck:
         self.nli = nli
         self.config = config or FaithfulnessConfig()
         self._prepared: LRUCache[_Prepared] = LRUCache(64)
-        self._numbers: LRUCache[dict[float, str]] = LRUCache(64)
+        self._numbers: LRUCache[Spellings] = LRUCache(64)
         self._calibrator = calibrator
 
     @property
@@ -329,6 +405,8 @@ class FaithfulnessCheck:
         spans = split_sentences(response)
         before = split_sentences(preceding)
         previous = before[-1].of(preceding).strip() if before else ""  # the sentence before this response's first
+        if self.config.answer_claims:
+            previous = _QA_LABEL.sub("", previous, count=1)
         pieces: list[Span] = []
         for span in spans:
             text = span.of(response)
@@ -357,9 +435,28 @@ class FaithfulnessCheck:
         mentioned: list[str] = earlier["mentioned"]
         topic: str | None = title or earlier["topic"]
         topic_age = 0 if title else earlier.get("topic_age", 0)  # sentences since the topic was named
+        # the line a list's items complete ("The Basic plan includes:"), and the items read since
+        head: tuple[str, str] | None = earlier.get("head")
+        head_age: int = earlier.get("head_age", 0)
         for span in pieces:
             text = span.of(response)
+            if cfg.answer_claims:  # "Q: Can gift cards be returned?" / "A: No.": a question and its reply
+                text = _QA_LABEL.sub("", text, count=1)
             prior, previous = previous, text
+            if cfg.answer_claims and prior and items and items[-1].text == prior and items[-1].check and \
+                    polarity(text)[0] is not None and asks_yes_no(prior):
+                # "### Can gift cards be returned?" then "No, gift cards cannot be returned.": the question the answer
+                # asks itself asserts nothing when its reply follows; the reply is what is judged (alone, a question
+                # is read as written: "Have you seen this movie?" says nothing the contexts hold)
+                last = items[-1]
+                items[-1] = ResponseItem(last.span, last.text, last.text, False, False)
+            if cfg.answer_claims and prior and polarity(text)[0] is not None and is_claim(polarity(text)[1]) and \
+                    not dependent_reply(text) and not is_elliptical(polarity(text)[1]) and asks_yes_no(prior):
+                # "Can gift cards be returned? Yes, items can be returned within 30 days.": the yes answers the
+                # question (judged as its statement), and the claim after it is judged as well
+                said = yes_no_statement(_QA_LABEL.sub("", prior, count=1).strip(), bool(polarity(text)[0]))
+                if said is not None and tok.count(said) <= hyp_budget:
+                    items.append(ResponseItem(span, text, said, True, True, claim=True))
             title_before, title = title, None
             if items and items[-1].check and not items[-1].fragment and not _interrogative(items[-1].hypothesis):
                 mentioned = _named_in(items[-1].hypothesis) or mentioned
@@ -378,6 +475,19 @@ class FaithfulnessCheck:
                 title = topic = _title_words(text)
                 topic_age = 0
                 continue
+            opens = _list_head(text) if cfg.answer_claims else None
+            if opens is not None:  # "The Basic plan includes:" is judged as written, and each item with it
+                head, head_age = opens, 0
+            elif head is not None:
+                head_age += 1
+                item = _ITEM.match(text)
+                if item is None or head_age > _RECENT:  # the list ended (a stream reads as far back)
+                    head = None
+                else:
+                    made_item = _under_head(head, item.group("body"))
+                    if made_item is not None and tok.count(made_item) <= hyp_budget:
+                        items.append(ResponseItem(span, text, made_item, True, False, claim=True))
+                        continue
             labelled = label_claim(text) if cfg.answer_claims else None
             if labelled is None and cfg.answer_claims and prior and not prior.rstrip().endswith(":"):
                 # "Gift cards. Returnable within 30 days.": a predicate with no subject is said of the noun
@@ -409,6 +519,16 @@ class FaithfulnessCheck:
                         continue
                     if named is not None:
                         pronoun, reply_rest = value, rest.strip()
+                if value is not None and named is None and (dependent_reply(text) or not makes_claim(rest)):
+                    # "Can gift cards be returned? Yes, within 30 days.": the reply is the question's statement with
+                    # what qualifies it ("Gift cards can be returned, within 30 days.")
+                    made_reply = answer_claim(prior, text)
+                    if made_reply is not None and tok.count(made_reply.statement) <= hyp_budget:
+                        if items and items[-1].text == prior:
+                            last = items[-1]
+                            items[-1] = ResponseItem(last.span, last.text, last.text, False, False)
+                        items.append(ResponseItem(span, text, made_reply.statement, True, True, claim=True))
+                        continue
             if pronoun is not None:
                 # "Those too." claims what was said before of what the pronoun points at: the subject a short
                 # question just named ("Items can be returned within 30 days. Gift cards? Those too." -> "Gift cards
@@ -482,6 +602,11 @@ class FaithfulnessCheck:
                 if tok.count(stated) <= hyp_budget:
                     items.append(ResponseItem(span, text, stated, True, False, claim=True))
                     continue
+            chose = alternative_claim(q, text) if q and cfg.answer_claims and " or " in q else None
+            if chose is not None and tok.count(chose) <= hyp_budget:
+                # "You can return both." to "Can I return gift cards or items?" claims it of both
+                items.append(ResponseItem(span, text, chose, True, False, claim=True))
+                continue
             if cfg.answer_claims and not text.rstrip().endswith("?") and not yes_no_answer(text) and is_claim(text) \
                     and not (q and dependent_reply(text)):
                 # "Yes, they can be returned within 30 days." under "Can gift cards be returned?" claims that gift
@@ -523,19 +648,40 @@ class FaithfulnessCheck:
                     # days.") is attached to the question's statement, which the yes/no word claims
                     rest = polarity(text)[1]
                     made = answer_claim(q, text) or AnswerClaim(rest[0].upper() + rest[1:], "stated")
-                if made is not None and made.kind == "yes/no" and (fragment or yes_no) and claimless and \
-                        state is None and resolve_pronouns(made.statement, ["the thing"]) is not None:
-                    # "Yes." to "Can I return it?" with nothing before it that says what "it" is: "You can return
-                    # it." is entailed by any context about anything returnable, so the answer cannot be judged.
-                    # Only when the reply is all the answer says ("Yes. It removes 99.9% of lead." is judged on
-                    # its claim; a stream holds a bare reply until a claim follows or the answer ends)
+                if made is not None and made.kind == "yes/no" and _CONDITION_LEAD.match(made.statement):
+                    # "If you buy a gift card, you can return it.": a pronoun read as what its condition names
+                    own = resolve_pronouns(made.statement, [])
+                    if own is not None:
+                        made = AnswerClaim(own[:1].upper() + own[1:], made.kind)
+                # a reply that is all the answer says, to the user's question (not to one the answer asks itself:
+                # "Gift cards? Sure.")
+                bare = claimless and state is None and (fragment or yes_no) and not (prior or "").rstrip().endswith("?")
+                if made is not None and made.kind == "yes/no" and bare and points_at_nothing(made.statement):
+                    # "Yes." to "Can I return it?" (or "that one?", "mine?") with nothing before it that says what it
+                    # is: "You can return it." is entailed by any context about anything returnable, so the answer
+                    # cannot be judged. Only when the reply is all the answer says ("Yes. It removes 99.9% of lead."
+                    # is judged on its claim; a stream holds a bare reply until the sentence after it completes)
                     raise UncheckableError(
-                        f"the answer {text.strip()!r} says yes or no to {q!r}, whose pronoun points at nothing the "
-                        "guard can read (no earlier message names it): it cannot be judged; send the conversation "
-                        "(or a question that names what it asks about)")
+                        f"the answer {text.strip()!r} says yes or no to {q!r}, which points at something nothing the "
+                        "guard can read names (no earlier message names it): it cannot be judged; send the "
+                        "conversation (or a question that names what it asks about)")
+                if made is None and not reason and bare and yes_no_answer(text) and not yes_no_only(text):
+                    # "Yes." to "And a gift card?", "What about jackets?", "I want to return it.": no statement can be
+                    # built, and "Q: ... A: Yes." reads to the model like the question's own words
+                    raise UncheckableError(
+                        f"the answer {text.strip()!r} says yes or no to {q!r}, which the guard cannot turn into the "
+                        "statement the answer makes (not a yes/no question it can read, e.g. a follow-up that leaves "
+                        "out its verb): it cannot be judged; send the question in full")
                 if made is not None and tok.count(made.statement) <= hyp_budget:
                     items.append(ResponseItem(span, text, made.statement, True, fragment, claim=True))
                     continue
+            if not q and claimless and state is None and cfg.answer_claims and mode != "never" and \
+                    is_answer_fragment(text) and polarity(text)[0] is not None and not yes_no_only(text) and \
+                    not (prior or "").rstrip().endswith("?"):
+                # "Yes." with no question: it says nothing the contexts could support or deny
+                raise UncheckableError(
+                    f"the answer {text.strip()!r} says yes or no, and no question came with it: it cannot be judged; "
+                    "send the question (record it, or pass it to the check)")
             # measured (model card): short claims ("Delhi") are judged better alone than as "Q: ... A: Delhi"
             use_q = bool(q) and (mode == "always" or (mode == "auto" and short) or fragment)
             hyp = qa_hypothesis(q, text) if use_q else text
@@ -550,7 +696,7 @@ class FaithfulnessCheck:
         if state is not None:
             if items and items[-1].check and not items[-1].fragment and not _interrogative(items[-1].hypothesis):
                 mentioned = _named_in(items[-1].hypothesis) or mentioned
-            state.update(mentioned=mentioned, topic=topic, topic_age=topic_age)
+            state.update(mentioned=mentioned, topic=topic, topic_age=topic_age, head=head, head_age=head_age)
         return items
 
     @property
@@ -613,7 +759,7 @@ class FaithfulnessCheck:
             context_sentences=prepared.index.num_sentences,
         )
 
-    def _spellings(self, contexts: Sequence[str]) -> dict[float, str]:
+    def _spellings(self, contexts: Sequence[str]) -> Spellings:
         """How the contexts write their numbers (cached per contexts, as the premises are)."""
         key = tuple(contexts)
         found = self._numbers.get(key)

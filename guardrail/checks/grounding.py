@@ -87,23 +87,48 @@ def _value(figure: str) -> float:
     return float(figure.replace(",", ""))
 
 
-def number_spellings(contexts: Iterable[str]) -> dict[float, str]:
-    """How the contexts write each number they hold (the first spelling of each value): "1,240", "two"."""
-    out: dict[float, str] = {}
+_MONTH_NUMBER = {m: k for k, m in enumerate(
+    "january february march april may june july august september october november december".split(), start=1)}
+#: a date the contexts spell out: "January 31, 2026", "31 January 2026", "Jan. 31, 2026"
+_SPELLED_DATE = re.compile(
+    r"(?i)\b(?:(?P<m1>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?P<d1>\d{1,2})(?:st|nd|rd|th)?,?"
+    r"\s+(?P<y1>\d{4})|(?P<d2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct"
+    r"|nov|dec)[a-z]*\.?,?\s+(?P<y2>\d{4}))\b")
+_ISO_DATE = re.compile(r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?![\w-])")
+
+#: how the contexts write a number (by value) or a date (by year, month, day)
+Spellings = dict[float | tuple[int, int, int], str]
+
+
+def number_spellings(contexts: Iterable[str]) -> Spellings:
+    """How the contexts write each number they hold (the first spelling of each value): "1,240", "two"; and each
+    date they spell out ("January 31, 2026"), by (year, month, day)."""
+    out: Spellings = {}
     for text in contexts:
         for m in _FIGURE.finditer(text):
             out.setdefault(_value(m.group()), m.group())
         for m in _WORD.finditer(text):
             out.setdefault(float(_NUMBER_WORDS[m.group().lower()]), m.group().lower())
+        for m in _SPELLED_DATE.finditer(text):
+            month = (m.group("m1") or m.group("m2")).lower()[:3]
+            number = next(v for k, v in _MONTH_NUMBER.items() if k.startswith(month))
+            out.setdefault((int(m.group("y1") or m.group("y2")), number, int(m.group("d1") or m.group("d2"))),
+                           m.group())
     return out
 
 
-def as_context_numbers(sentence: str, spellings: dict[float, str]) -> str:
+def as_context_numbers(sentence: str, spellings: Spellings) -> str:
     """``sentence`` with each number written as the contexts write the same value ("1240" -> "1,240", "2 weeks" ->
-    "two weeks" where the contexts say "1,240" and "two"): a model reads "1240" against "1,240" as another number.
-    Values the contexts do not hold are left as written."""
+    "two weeks" where the contexts say "1,240" and "two"), and each ISO date as the contexts spell it ("2026-01-31"
+    -> "January 31, 2026"): a model reads "1240" against "1,240" as another number. Values the contexts do not hold
+    are left as written."""
     if not spellings:
         return sentence
+
+    def date(m: re.Match[str]) -> str:
+        return spellings.get((int(m.group(1)), int(m.group(2)), int(m.group(3))), m.group())
+
+    sentence = _ISO_DATE.sub(date, sentence)
 
     def figure(m: re.Match[str]) -> str:
         seen = spellings.get(_value(m.group()))

@@ -49,6 +49,7 @@ operate own pay perform place plan play produce protect provide publish qualify 
 refund release remain remember remove renew replace report represent require return run save say see sell send serve
 set share ship show sign sing sit sleep speak spend stand start stay stop study succeed suffer support survive take
 talk teach tell tend think travel treat try turn understand use vary visit vote wait walk want wear win work write
+exclude permit prohibit restrict waive guarantee repair exchange upgrade downgrade transfer reimburse
 """.split())
 #: words and phrases that answer yes or no ("of course not" is read before "of course": the longest one wins)
 YES = {"yes", "yeah", "yep", "yup", "yea", "sure", "correct", "right", "true", "indeed", "absolutely", "certainly",

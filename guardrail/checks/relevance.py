@@ -82,10 +82,10 @@ class RelevanceCheck:
         self.embedder = embedder
         self.config = config or RelevanceConfig()
 
-    def retrieval(self, question: str, contexts: Sequence[str]) -> RetrievalRelevance:
-        """Each chunk's relevance to the question, context precision and context relevancy."""
+    def retrieval(self, question: str, contexts: Sequence[str]) -> RetrievalRelevance | None:
+        """Each chunk's relevance to the question, context precision and context relevancy; None when there is no
+        question (no user text, an image only): nothing to be relevant to, not checked."""
         result, _ = self.evaluate(question, contexts, None)
-        assert result is not None
         return result
 
     def evaluate(

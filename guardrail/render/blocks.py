@@ -12,6 +12,8 @@ _DELIM_CELL = re.compile(r"\s*:?-+:?\s*")
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+|$)")
 _CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")
 _QUOTE = re.compile(r"(?:[ \t]{0,3}>[ \t]?)+")
+#: the first line of a GitHub alert ("> [!NOTE]", "> [!WARNING]"): a title the renderer draws, which claims nothing
+_ALERT = re.compile(r"(?i)[ \t]*\[!(?:note|tip|important|warning|caution)\][ \t]*\r?")
 #: what holds a table's line in containers: block-quote marks and list items' markers in any order and nesting, with
 #: their indentation (a table may sit in a quote or a list item: "> | Item | Window |", "- > | Item | Window |",
 #: "- | Item | Window |" with its rows indented under it)
@@ -29,7 +31,16 @@ def _table_line(text: str, s: int, e: int) -> bool:
 #: an ordered list item's marker (CommonMark: up to nine digits, then "." or ")" and a space)
 _ORDERED = re.compile(r"[ \t]{0,3}\d{1,9}[.)][ \t]+")
 #: a numeric citation marker: [1], [1, 2], [1-3]; not a link's text or a reference definition
-_CITATION = re.compile(r"[ \t]?(?<![^\W_])(?<!\])(?:\[\d{1,3}(?:[ \t]*[,\u2013-][ \t]*\d{1,3})*\])+(?![(:\[])")
+_CITATION = re.compile(r"[ \t]?(?<![^\W_])(?<!\])(?:\[\d{1,3}(?:[ \t]*[,\u2013-][ \t]*\d{1,3})*\])+(?![(:\[])"
+                       # a footnote reference ("delivery.[^1]", "[^note]"), a definition's marker at a line's start
+                       # ("[^1]: Return policy": its text stays), superscript digits after a word or a mark ("delivery.¹")
+                       r"|(?<![^\n])[ \t]{0,3}\[\^[^\]\s]{1,24}\]:[ \t]*|(?:\[\^[^\]\s]{1,24}\])+(?![(:])"
+                       # (not a unit's exponent: "5 m²", "cm³", "500 metres²": see citation_marks)
+                       r"|(?:(?<=[A-Za-z]{3})|(?<=[.,;:!?)\]]))[\u00b9\u00b2\u00b3\u2070\u2074-\u2079]+(?![\w])")
+#: words after which superscript digits are an exponent, not a footnote ("500 metres²", "10 inches²")
+_UNIT_WORDS = frozenset("metre metres meter meters feet foot inch inches yard yards mile miles kilometre kilometres "
+                        "kilometer kilometers centimetre centimetres centimeter centimeters millimetre millimetres "
+                        "millimeter millimeters seconds second units unit km cm mm sq square cubic".split())
 #: a line that starts an ordered list item
 _ORDERED_LINE = re.compile(r"(?m)^[ \t]{0,3}\d{1,9}[.)][ \t]")
 _RULE = re.compile(r"[ \t]{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)$")
@@ -238,6 +249,9 @@ def markdown_blocks(text: str) -> tuple[str, PassMap | None]:
             q = _QUOTE.match(text, s, e)
             if q and q.end() > s:
                 start = q.end()
+                if _ALERT.fullmatch(text, start, e):  # "> [!NOTE]": a GitHub alert's kind, shown as its title
+                    i += 1
+                    continue
             h = _HEADING.match(text, start, e)
             if h:
                 start = h.end()
@@ -283,17 +297,24 @@ def list_numbers(text: str) -> tuple[str, PassMap | None]:
 LIST_NUMBER_MAX = 20
 
 
+_SUPERSCRIPT = re.compile(r"[\u00b9\u00b2\u00b3\u2070\u2074-\u2079]")
+
+
 def citation_marks(text: str) -> tuple[str, PassMap | None]:
     """Numeric citation markers ("... within 5 business days [1].", "[2][3]", "[1, 2]", "[1-3]") dropped: a reader
     takes them for references to sources, not for numbers the answer states. Not a link ("[1](url)") or a reference
     definition ("[1]: url"), and not in code."""
-    if "[" not in text:
+    if "[" not in text and not _SUPERSCRIPT.search(text):
         return text, None
     out = PassOutput(text)
 
     def each(a: int, b: int) -> None:
         pos = a
         for m in _CITATION.finditer(text, a, b):
+            if _SUPERSCRIPT.match(m.group()):
+                before = re.findall(r"[A-Za-z]+", text[max(a, m.start() - 24) : m.start()])
+                if before and before[-1].lower() in _UNIT_WORDS:
+                    continue  # an exponent
             out.copy(pos, m.start())
             pos = m.end()
         out.copy(pos, b)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -32,10 +33,11 @@ import numpy as np
 from guardrail.checks.evaluator import CheckTimings, Evaluation, Evaluator
 from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
 from guardrail.checks.relevance import RetrievalRelevance
-from guardrail.checks.claims import makes_claim, yes_no_answer, yes_no_only, yes_no_statement
+from guardrail.checks.claims import makes_claim, polarity, yes_no_answer, yes_no_only, yes_no_statement
 from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_fails, streams_hold_to_end
 from guardrail.errors import OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
+from guardrail.render import render
 from guardrail.stream.assembler import Sentence, SentenceAssembler
 from guardrail.stream.state import ReleaseState
 from guardrail.verdict import Scores, Timings, Verdict
@@ -76,6 +78,16 @@ class StreamEnd(NamedTuple):
     #: text released by finish() (the checked tail of the answer; "" if the stream was stopped)
     text: str
     verdict: Verdict
+
+
+#: the marks around a line's text: a heading's hashes, quote marks, a list marker, bold, a "Q:" / "A:" label
+_MARKS = re.compile(r"^\s*(?:#{1,6}\s+|>\s*)*(?:[-*+]\s+|\d{1,3}[.)]\s+)?[*_]*(?:(?:Q|A|Question|Answer)[*_]*\s*:[*_]*\s+)?"
+                    r"|[*_\s]+$")
+
+
+def _bare(text: str) -> str:
+    """A sentence's words without the markup around them ("### Can gift cards be returned?", "**A:** No.")."""
+    return _MARKS.sub("", text)
 
 
 @dataclass
@@ -263,15 +275,15 @@ class StreamGuard:
         for k, s in enumerate(sentences):
             if skip > k:  # read with the bare reply before it
                 continue
-            if s.text.rstrip().endswith("?") and yes_no_statement(s.text, True) is not None:
+            if _bare(s.text).endswith("?") and yes_no_statement(_bare(s.text), True) is not None:
                 # a yes/no question of the answer's own ("Can gift cards be returned?") claims nothing when a reply
                 # follows ("No."): the reply is judged as its answer. Held (unreleased) until the sentence after it
                 # completes; judged as written when no reply follows
                 after = sentences[k + 1] if k + 1 < len(sentences) else None
                 if after is None and not final:
                     break
-                if after is not None and yes_no_answer(after.text):
-                    continue
+                if after is not None and (yes_no_answer(_bare(after.text)) or polarity(_bare(after.text))[0] is not None):
+                    continue  # "No." / "No, gift cards cannot be returned.": the reply is judged, as its answer
             # a bare "Yes." right after a question of the answer's own ("Gift cards? Yes.") answers that question: it
             # is judged now, never taken for a pleasantry
             if pending or (yes_no_only(s.text) and not self.text[: s.start].rstrip().endswith("?")):
@@ -281,15 +293,19 @@ class StreamGuard:
                     pending.append(s)
                     continue
             judged = s
-            if yes_no_answer(s.text) and not makes_claim(s.text) and not self.text[: s.start].rstrip().endswith("?"):
-                # a bare reply ("Yes.", "They can't.") is read with the sentence after it, as the whole answer reads
-                # it: "Yes. It removes 99.9% of lead." is judged on its claim, while "Yes." alone to "Can I return
-                # it?" (nothing names "it") cannot be judged. Held (unreleased) until that sentence completes
-                after = sentences[k + 1] if k + 1 < len(sentences) else None
-                if after is None and not final:
+            shown = render(s.text).text  # "Yes[^1].": the reply a reader sees
+            if yes_no_answer(shown) and not makes_claim(shown) and not self.text[: s.start].rstrip().endswith("?"):
+                # a bare reply ("Yes.", "They can't.") is read with what follows it up to the first sentence that
+                # makes a claim, as the whole answer reads it: "Yes. It removes 99.9% of lead." is judged on its
+                # claim ("Yes. Here are the details:" + a list too), while "Yes." alone to "Can I return it?"
+                # (nothing names "it") cannot be judged. Held (unreleased) until that sentence completes
+                claim = next((i for i in range(k + 1, len(sentences)) if makes_claim(render(sentences[i].text).text)),
+                             None)
+                if claim is None and not final:
                     break
-                if after is not None:
-                    judged, skip = after, k + 2
+                last = claim if claim is not None else len(sentences) - 1
+                if last > k:
+                    judged, skip = sentences[last], last + 1
             if not self._passes(self.text[s.start : judged.end], s.start):
                 self.state = STOPPED
                 break
@@ -389,7 +405,9 @@ class StreamGuard:
             return True
         if self._retrieval is None:
             self._retrieval = (self._retrieval_result(),)
-        top = self._retrieval[0].top if self._retrieval[0] else None
+        if self._retrieval[0] is None:  # no question: not checked, as in the whole answer's decision
+            return True
+        top = self._retrieval[0].top
         if top is None or top < policy.retrieval_relevance:
             self._failed = True
             return False

@@ -72,8 +72,13 @@ def _str_or_none(value: Any, where: str) -> str:
     return f.text(value, where)
 
 
+#: what stands between two texts of one answer (content and refusal, two tool calls...): a paragraph break, so that
+#: no sentence is read across them (a client shows each on its own)
+FIELD_BREAK = "\n\n"
+
+
 def _join(pieces: list[str]) -> str:
-    return "\n".join(p for p in pieces if p)
+    return FIELD_BREAK.join(p for p in pieces if p)
 
 
 def _assistant_text(msg: Any, where: str, echo: f.Echo = None) -> str:
@@ -90,10 +95,13 @@ def _audio_transcript(audio: Any, where: str, echo: f.Echo) -> str:
     return f.text(audio.get("transcript"), f"{where}.transcript")
 
 
-def _message_pieces(msg: Any, where: str, *, streamed: bool, echo: f.Echo = None) -> tuple[str, list[tuple[Any, str]]]:
+def _message_pieces(msg: Any, where: str, *, streamed: bool, echo: f.Echo = None,
+                    keyed: list[tuple[Any, str]] | None = None) -> tuple[str, list[tuple[Any, str]]]:
     """The text of a message, or (``streamed``) of a chunk's delta plus its raw tool-call argument pieces by tool-call
     key: streamed arguments are pieces of one JSON document, read by an :class:`ArgumentsReader` per tool call.
-    Every field is read or text-free (:mod:`~guardrail.wire.fields`); anything else is unreadable."""
+    ``keyed`` (streamed): filled with the delta's text pieces by the field they belong to (content, refusal, audio
+    transcript, a custom tool's input), which a stream must not interleave. Every field is read or text-free
+    (:mod:`~guardrail.wire.fields`); anything else is unreadable."""
     if msg is None and streamed:
         return "", []
     if not isinstance(msg, dict):
@@ -118,6 +126,10 @@ def _message_pieces(msg: Any, where: str, *, streamed: bool, echo: f.Echo = None
                 custom = f.obj(custom, f"{w}.custom")
                 f.check(custom, f"{w}.custom", FUNCTION_FIELDS, echo, read=("input",))
                 pieces.append(f.text(custom.get("input"), f"{w}.custom.input"))
+                if keyed is not None:
+                    key = call.get("index", i)
+                    keyed.append((("custom", key if isinstance(key, int) and not isinstance(key, bool) else i),
+                                  pieces[-1]))
                 continue
             if fn is None:
                 if not streamed:
@@ -141,6 +153,9 @@ def _message_pieces(msg: Any, where: str, *, streamed: bool, echo: f.Echo = None
         else:
             pieces.append(arguments_text(arguments))
     if streamed:
+        if keyed is not None:
+            keyed[:0] = [(key, p) for key, p in zip((("content",), ("refusal",), ("audio",)), pieces[:3]) if p]
+            keyed[:] = [(key, p) for key, p in keyed if p]
         return "".join(pieces), raw
     text = _join(pieces)
     trace = next((k for k in REASONING if has_text(msg.get(k))), None)

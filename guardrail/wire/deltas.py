@@ -21,6 +21,7 @@ from . import fields as f
 from .arguments import ArgumentsReader
 from .chat import (
     CHOICE_FIELDS,
+    FIELD_BREAK,
     REASONING,
     TOP_FIELDS,
     _message_pieces,
@@ -109,7 +110,8 @@ def read_deltas(payload: Any, echo: f.Echo = None) -> list[Delta]:
         trace = isinstance(message, dict) and any(has_text(message.get(k)) for k in REASONING)
         if answer == "delta":
             f.check(choice, where, CHOICE_FIELDS, echo, read=("delta",))
-            text, raw = _message_pieces(choice["delta"], f"{where}.delta", streamed=True, echo=echo)
+            keyed: list[tuple[Any, str]] = []
+            text, raw = _message_pieces(choice["delta"], f"{where}.delta", streamed=True, echo=echo, keyed=keyed)
             check_token_spelling(choice, text, where)
         elif answer == "text":
             text = completions.choice_text(choice, where, echo)
@@ -121,7 +123,7 @@ def read_deltas(payload: Any, echo: f.Echo = None) -> list[Delta]:
         if any(d.index == index for d in out):
             raise UnreadableError(f"{where} repeats choice {index} in one stream event: a client that reads "
                                   "choices[0] and one that reads by index would show different answers")
-        out.append(Delta(index, text, finish, tuple(raw), trace=trace))
+        out.append(Delta(index, text, finish, tuple(raw), tuple(keyed) if answer == "delta" else (), trace=trace))
     if {"delta", "text"} <= shapes:
         raise UnreadableError("a stream event mixes chat deltas and completion texts (two answer shapes at once)")
     return out
@@ -144,6 +146,7 @@ class DeltaReader:
         self._shapes: set[str] = set()
         self._shown: set[int] = set()  # choices whose answer text shows something
         self._answer: dict[int, str] = {}  # the answer text of a choice until it shows something
+        self._current: dict[int, Any] = {}  # the field (key) a choice's last text came in
 
     def read(self, payload: Any) -> list[Delta]:
         deltas = read_deltas(payload, self.echo)
@@ -192,17 +195,32 @@ class DeltaReader:
             self._shown.add(index)
         return index in self._shown
 
+    def _switch(self, index: int, key: Any, piece: str) -> None:
+        """Text of one field of a choice, after text of another: a field may not take up again once another one
+        has had text (content "Gift cards can", refusal "not", content " be returned."): read in the order it came,
+        that is a text no client shows (each shows its fields apart)."""
+        if not piece or not piece.strip():  # a space or a newline between fields shows nothing
+            return
+        last = self._current.get(index)
+        if last is not None and last != key and self._so_far.get((index, key)):
+            raise UnreadableError(
+                "the stream interleaves the texts of two fields of one answer (e.g. content and refusal, or two "
+                "content parts): a client shows each field on its own, not the text read in the order it came")
+        self._current[index] = key
+
     def _text(self, index: int, key: Any, piece: str) -> str:
-        """A keyed piece of text; a new key starts on its own line."""
+        """A keyed piece of text; a new key starts a paragraph of its own."""
+        self._switch(index, key, piece)
         k = (index, key)
         before = self._so_far.get(k)
         self._so_far[k] = (before or "") + piece
         if not before and piece and index in self._seen:
-            return "\n" + piece
+            return FIELD_BREAK + piece
         return piece
 
     def _arguments(self, index: int, key: Any, piece: str, text_before: bool) -> str:
         """A raw piece of a tool call's arguments, as the text of their string values."""
+        self._switch(index, key, piece)
         k = (index, key)
         self._so_far[k] = self._so_far.get(k, "") + piece
         reader = self._readers.get(k)
@@ -210,7 +228,7 @@ class DeltaReader:
         if reader is None:
             reader = self._readers[k] = ArgumentsReader()
             if index in self._seen or text_before:
-                sep = "\n"  # a tool call's text starts on its own line
+                sep = FIELD_BREAK  # a tool call's text starts a paragraph of its own
         return sep + reader.feed(piece)
 
     @property
@@ -225,7 +243,7 @@ class DeltaReader:
         for (index, _), reader in self._readers.items():
             text = reader.end()
             if text:
-                out[index] = out.get(index, "") + "\n" + text
+                out[index] = out.get(index, "") + FIELD_BREAK + text
         return out
 
     def _rest(self, index: int, key: Any, full: str) -> str:

@@ -24,7 +24,7 @@ from guardrail.text import answers_anything
 
 from . import fields as f
 from .arguments import arguments_text
-from .chat import has_text, kind_name, part_text, shows_nothing
+from .chat import FIELD_BREAK, has_text, kind_name, part_text, shows_nothing
 
 Key = tuple[Any, ...]
 Keyed = tuple[tuple[Key, str], ...]
@@ -128,7 +128,7 @@ def response_text(body: Any, echo: f.Echo = None) -> str:
             continue
         item = key[1] if key[0] == "part" else None
         pieces.append(arguments_text(text) if key[0] == "args" else text)
-    return "\n".join(p for p in pieces if p)
+    return FIELD_BREAK.join(p for p in pieces if p)
 
 
 @dataclass(frozen=True, slots=True)
