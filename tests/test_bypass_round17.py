@@ -375,3 +375,27 @@ def test_a_space_between_fields_interleaves_nothing() -> None:
     reader.read(chunk({"tool_calls": [{"index": 0, "id": "t", "type": "function",
                                        "function": {"name": "f", "arguments": '{"q": "returns"}'}}]}))
     assert reader.read(chunk({"content": "\n"}))  # read, not refused
+
+
+RET19 = ["Items can be returned within 30 days of delivery for a full refund. Gift cards cannot be returned. Refunds are "
+         "issued to the original payment method within 5-7 business days. Sale items can only be exchanged, not refunded."]
+FEES = ["The late fee is $15. Items can be returned within 30 days of delivery."]
+
+
+@pytest.mark.parametrize(("question", "contexts", "answer", "want"), [
+    # round 19: a "no" with the corrected amount claims that amount
+    ("Do I have 60 days to return items?", RET19, "No, 30 days.", "pass"),
+    ("Do I have 60 days to return items?", RET19, "No, 90 days.", "block"),
+    ("Is the late fee $25?", FEES, "No, $15.", "pass"),
+    ("Is the late fee $25?", FEES, "No, $20.", "block"),
+    # summary lead-ins before the yes or no
+    ("Can I return gift cards?", RET19, "TL;DR: no.", "pass"),
+    ("Can I return gift cards?", RET19, "Bottom line: yes.", "block"),
+    ("Can I return gift cards?", RET19, "So to answer your question: no.", "pass"),
+    ("Can I return gift cards?", RET19, "Also yes.", "block"),
+    # a greeting before the question
+    ("Quick q: can gift cards be returned?", RET19, "Yes, within 30 days.", "block"),
+])
+def test_round_19(evaluator: Evaluator, question: str, contexts: list[str], answer: str, want: str) -> None:
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    assert _both(guard, question, contexts, answer) == (want, want)

@@ -1326,7 +1326,8 @@ def _agree(aux: str, subject: list[str]) -> str:
 def _split_question(question: str) -> tuple[str, bool, list[str], list[str]] | None:
     """(auxiliary, negated question, subject tokens, rest tokens) of a yes/no question, or None."""
     q = question.strip().replace("’", "'")
-    q = re.sub(r"^(so|and|but|also|then|ok|okay|well|hey|hi|please|tell me|quick question)[,:]?\s+", "", q, flags=re.I)
+    q = re.sub(r"^(so|and|but|also|then|ok|okay|well|hey|hi|please|tell me|quick (?:question|q)|one more thing|"
+               r"question)[,:]?\s+", "", q, flags=re.I)
     toks = tokenize(q.rstrip("?!. "))
     if len(toks) < 2:
         return None
@@ -1763,6 +1764,22 @@ def alternative_claim(question: str, answer: str) -> str | None:
     return yes_no_statement(made, True)
 
 
+_FIGURE_AMOUNT = re.compile(r"[$\u20ac\u00a3]?\d[\d,]*(?:\.\d+)?%?")
+
+
+def _corrected(question: str, rest: str) -> str | None:
+    """The statement a "no" with a corrected amount makes: "Do I have 60 days to return items?" + "No, 30 days." ->
+    "You do have 30 days to return items."; None unless the question states one amount and the reply one, alone or
+    with a unit or a word before it ("$15", "30 days", "only 25")."""
+    toks = tokenize(rest)
+    amounts = _FIGURE_AMOUNT.findall(rest)
+    asked = _FIGURE_AMOUNT.findall(question)
+    if len(amounts) != 1 or len(asked) != 1 or len(toks) > 4 or any(
+            t.lower() in AUX or t.lower() in NEG_AUX or looks_verb(t) for t in toks):
+        return None
+    return yes_no_statement(question.replace(asked[0], amounts[0], 1), True)
+
+
 def answer_claim(question: str, answer: str) -> AnswerClaim | None:
     """The statement ``answer`` makes as an answer to ``question``, when the answer alone is no claim; else None.
 
@@ -1785,6 +1802,9 @@ def answer_claim(question: str, answer: str) -> AnswerClaim | None:
         # the echo ("they can", "it isn't") and hedges ("sadly") are read by polarity: what is left qualifies the
         # answer ("Yes, within 30 days") or is a statement of its own ("No, gift cards cannot be returned.")
         rest_clean = _trim(rest)
+        corrected = _corrected(question, rest_clean) if not value and rest_clean else None
+        if corrected is not None:  # "No, 30 days." to "Do I have 60 days to return items?"
+            return AnswerClaim(corrected, "yes/no")
         base = yes_no_statement(question, value)
         if not rest_clean:
             return AnswerClaim(base, "yes/no") if base else None

@@ -95,7 +95,10 @@ HEDGES = {"unfortunately", "fortunately", "sadly", "happily", "luckily", "unluck
           "thank you", "thanks for asking", "happy to help", "glad you asked", "sir", "ma'am", "friend", "mate",
           "buddy", "dude",
           "according to the documents", "according to the context", "based on the documents",
-          "based on the context", "based on the provided context", "according to the policy"}
+          "based on the context", "based on the provided context", "according to the policy",
+          "tl;dr", "tldr", "bottom line", "the bottom line", "the bottom line is", "to answer your question",
+          "so to answer your question", "the answer to your question", "the answer to your question is",
+          "to sum up", "in summary", "quick answer", "the quick answer", "the quick answer is", "also"}
 #: subjects of a short answer that echoes the question's auxiliary ("They can't.", "It is.", "You can."); "I" and "we"
 #: only after a yes/no word ("No, we don't."): alone, "I can't." is the assistant declining
 ECHO_SUBJECTS = {"you", "he", "she", "it", "they", "this", "that", "these", "those", "there"}
