@@ -399,3 +399,71 @@ FEES = ["The late fee is $15. Items can be returned within 30 days of delivery."
 def test_round_19(evaluator: Evaluator, question: str, contexts: list[str], answer: str, want: str) -> None:
     guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
     assert _both(guard, question, contexts, answer) == (want, want)
+
+
+PLAN19 = ["The Pro plan costs $20 per month and includes priority support and 100 GB of storage. The Basic plan costs $5 "
+          "per month and includes 10 GB of storage. The Basic plan does not include priority support."]
+
+
+@pytest.mark.parametrize(("contexts", "answer", "want"), [
+    # round 19: a second clause that echoes the first with another subject is a claim of its own
+    (RET19, "Gift cards can be returned, but sale items can't.", "block"),
+    (RET19, "Items can be returned, but gift cards can't.", "pass"),
+    (RET19, "Items can be returned; gift cards cannot.", "pass"),
+    (PLAN19, "The Basic plan includes priority support, but the Pro plan doesn't.", "block"),
+    (PLAN19, "The Pro plan includes priority support, but the Basic plan doesn't.", "pass"),
+])
+def test_a_contrast_is_two_claims(evaluator: Evaluator, contexts: list[str], answer: str, want: str) -> None:
+    from guardrail.checks.claims import contrast_claims
+
+    assert contrast_claims("Gift cards can be returned, but sale items can't.") == (
+        "Gift cards can be returned.", "Sale items cannot be returned.")
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    assert _both(guard, "What is the policy?", contexts, answer) == (want, want)
+
+
+@pytest.mark.parametrize(("question", "contexts", "answer", "want"), [
+    # round 19: a yes or no after the topic it is about answers the question (or says it of that topic)
+    ("Does the Basic plan include priority support?", PLAN19, "As for the Basic plan, yes.", "block"),
+    ("Does the Basic plan include priority support?", PLAN19, "The Basic plan \u2014 no.", "pass"),
+    ("Does the Basic plan include priority support?", PLAN19, "For the Basic plan, the answer is yes.", "block"),
+    ("Can I return items?", RET19, "As for items, yes.", "pass"),
+    ("Can I return items?", RET19, "As for gift cards, no.", "pass"),
+])
+def test_a_reply_after_its_topic(evaluator: Evaluator, question: str, contexts: list[str], answer: str,
+                                 want: str) -> None:
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    assert _both(guard, question, contexts, answer) == (want, want)
+
+
+def test_the_statement_a_reply_after_its_topic_makes(evaluator: Evaluator) -> None:
+    # ("You cannot return items." itself reads entailed at 0.87 against RET19: the window that joins "Items can be
+    # returned ..." and "Gift cards cannot be returned." is read as support; a known limit of the model)
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    v = guard.check("Can I return items?", RET19, "As for items, no.")
+    assert v.evaluation is not None and v.evaluation.faithfulness is not None
+    assert [s.hypothesis for s in v.evaluation.faithfulness.sentences] == ["You cannot return items."]
+
+
+@pytest.mark.parametrize(("answer", "want"), [
+    # round 19: a sentence adverb is no part of the claim's subject (which the subject-conflict check reads)
+    ("Typically, the Basic plan includes priority support.", "block"),
+    ("Typically, the Pro plan includes priority support.", "pass"),
+])
+def test_a_sentence_adverb_is_no_subject(evaluator: Evaluator, answer: str, want: str) -> None:
+    from guardrail.checks.claims import claim_subject
+
+    assert claim_subject("Typically, the Basic plan includes priority support.") == "the Basic plan"
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    assert _both(guard, "What does each plan include?", PLAN19, answer) == (want, want)
+
+
+@pytest.mark.parametrize(("answer", "want"), [
+    # round 19: restating the question claims nothing; more in the same sentence is judged
+    ('You asked "Can I return a gift card?" No, you can\'t.', "pass"),
+    ("You're asking whether gift cards can be returned. They cannot.", "pass"),
+    ("You asked whether gift cards can be returned within 90 days \u2014 they can.", "block"),
+])
+def test_a_restated_question_claims_nothing(evaluator: Evaluator, answer: str, want: str) -> None:
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    assert _both(guard, "Can I return a gift card?", RET19, answer) == (want, want)

@@ -1148,10 +1148,18 @@ SUBJECT_MAX_TOKENS = 6
 _MARKERS = frozenset({"-", "*", "+", "\u2022", "\u2013", "\u2014"})
 
 
+_LEAD_ADVERBIAL = re.compile(
+    r"(?i)^\s*(?:(?:[a-z]{3,}ly|plus|also|still|now|today|currently|generally|usually|typically|normally|overall|"
+    r"basically|however|additionally|importantly|of\s+course|in\s+general|in\s+addition|as\s+a\s+rule|in\s+most\s+cases|"
+    r"in\s+practice|at\s+the\s+moment|right\s+now|these\s+days|for\s+now|for\s+example|for\s+instance)\s*,\s*|"
+    r"(?:please\s+)?(?:note|remember|keep\s+in\s+mind|be\s+aware)\s+that\s+)(?=\S)")
+
+
 def claim_subject(sentence: str) -> str | None:
     """The subject of a plain declarative claim ("The Basic plan" in "The Basic plan includes priority support."),
-    or None: no verb, a pronoun or an anaphoric subject ("They", "It", "This"), or a long or clause-like opening."""
-    toks = tokenize(sentence)
+    or None: no verb, a pronoun or an anaphoric subject ("They", "It", "This"), or a long or clause-like opening. A
+    sentence adverb before it ("Typically, the Basic plan ...", "Note that the Basic plan ...") is no part of it."""
+    toks = tokenize(_LEAD_ADVERBIAL.sub("", sentence, count=1))
 
     def verb(k: int) -> bool:  # a finite verb here: an auxiliary, or a verb form that is not capitalised (a name)
         tok = toks[k]
@@ -1778,6 +1786,71 @@ def _corrected(question: str, rest: str) -> str | None:
             t.lower() in AUX or t.lower() in NEG_AUX or looks_verb(t) for t in toks):
         return None
     return yes_no_statement(question.replace(asked[0], amounts[0], 1), True)
+
+
+_TOPIC_REPLY = re.compile(
+    r"(?i)\s*(?:as\s+(?:for|to)|regarding|concerning|about|for|with|re:?)?\s*(?P<np>[a-z0-9][^,:;\u2014\u2013?!.]{1,60}?)"
+    r"\s*(?:,|:|\u2014|\u2013|\s-)\s*(?:the\s+answer\s+is\s+)?(?P<rest>[^,]{1,40}?)\s*[.!]*\s*")
+
+
+def topic_reply(sentence: str) -> tuple[str, str] | None:
+    """A yes or no after the topic it is about: "As for the Basic plan, yes." -> ("the Basic plan", "yes"); "Gift
+    cards \u2014 no." -> ("Gift cards", "no"); None for other sentences."""
+    if polarity(sentence)[0] is not None:  # "Happily, yes.", "Good news: no.": a hedge, not a topic
+        return None
+    m = _TOPIC_REPLY.fullmatch(sentence)
+    if m is None or polarity(m.group("rest"))[0] is None or is_claim(polarity(m.group("rest"))[1]):
+        return None
+    np_ = m.group("np").strip()
+    toks = tokenize(np_)
+    if not toks or any(t.lower() in AUX or t.lower() in NEG_AUX or t.lower() in PRONOUNS for t in toks) or \
+            polarity(np_)[0] is not None or len(toks) > 6 or (len(toks) == 1 and toks[0].lower().endswith("ly")) or \
+            {t.lower() for t in toks} <= HEDGES_WORDS:
+        return None
+    return np_, m.group("rest")
+
+
+#: single words of the hedges ("honestly", "well", "good", "news"): no topic a reply is about
+HEDGES_WORDS = frozenset(w for h in HEDGES for w in h.split())
+
+
+#: a clause, then a contrast whose second clause is only a subject and an auxiliary ("..., but sale items can't.")
+_CONTRAST_ECHO = re.compile(
+    r"(?i)(?P<main>[^,;]{6,300}?)(?:\s*(?:,|;|\u2014|-)?\s+(?:but|whereas|while|though|however,?|and)\s+|\s*;\s+)"
+    r"(?P<np>(?:the\s+|a\s+|an\s+|all\s+|most\s+)?[a-z0-9][\w'-]*(?:\s+[\w'-]+){0,4}?)\s+"
+    r"(?P<aux>can(?:not|'t|\s+not)?|could(?:n't|\s+not)?|do(?:n't|es(?:n't)?|\s+not|es\s+not)?|did(?:n't|\s+not)?"
+    r"|is(?:n't|\s+not)?|are(?:n't|\s+not)?|was(?:n't|\s+not)?|were(?:n't|\s+not)?|will(?:\s+not)?|won't"
+    r"|would(?:n't|\s+not)?|should(?:n't|\s+not)?|ha(?:s|ve)(?:n't|\s+not)?|may(?:\s+not)?|might(?:\s+not)?"
+    r"|must(?:n't|\s+not)?)(?:\s+(?:too|either|also))?\s*[.!]?")
+
+
+def contrast_claims(sentence: str) -> tuple[str, str] | None:
+    """The two claims of a sentence whose second clause echoes the first with another subject: "Gift cards can be
+    returned, but sale items can't." -> "Gift cards can be returned.", "Sale items cannot be returned."; None for
+    other sentences (or when the first clause has no auxiliary to flip)."""
+    m = _CONTRAST_ECHO.fullmatch(sentence.strip().replace("\u2019", "'"))
+    if m is None:
+        return None
+    main = m.group("main").strip().rstrip(",;") + "."
+    subject = claim_subject(main)
+    np_ = m.group("np").strip()
+    if not subject or not main.startswith(subject) or np_.lower() in PRONOUNS or np_.lower() in _PERSONAL:
+        return None
+    said = np_[:1].upper() + np_[1:] + main[len(subject):]
+    aux = m.group("aux").lower()
+    toks = [t.lower() for t in tokenize(main)]
+    main_negative = any(t in NEG_AUX or t in ("not", "never") for t in toks)
+    echo_negative = "n't" in aux or "not" in aux
+    if echo_negative != main_negative:
+        flipped = negate(said)
+        if flipped is None and not main_negative:  # "The Pro plan includes X" -> "The Pro plan does not include X"
+            rest = said[len(np_):].split(maxsplit=1)
+            verb = rest[0] if rest else ""
+            base = verb[:-2] if verb.endswith("es") and verb[:-2].lower() in VERBS else verb[:-1]
+            if verb.endswith("s") and base.lower() in VERBS:
+                flipped = f"{said[:len(np_)]} does not {base}" + (f" {rest[1]}" if len(rest) > 1 else ".")
+        said = flipped or ""
+    return (main, said) if said else None
 
 
 def answer_claim(question: str, answer: str) -> AnswerClaim | None:

@@ -36,6 +36,8 @@ from guardrail.checks.claims import (
     asks_yes_no,
     AnswerClaim,
     claim_object,
+    contrast_claims,
+    topic_reply,
     claim_subject,
     dependent_reply,
     echoed_subject,
@@ -283,6 +285,12 @@ def _label_words(text: str) -> str | None:
     return np_
 
 
+#: a sentence that restates the user's question ("You asked whether ...", "You're asking about ...", "You want to
+#: know if ..."); with more after it in the same sentence (a dash, a semicolon, "and"/"but" and a clause) it is judged
+_RESTATED = re.compile(r"(?i)^\s*(?:you(?:'re|\s+are|\s+were)?\s+(?:asked|asking|wondering|want(?:ed)?\s+to\s+know|"
+                       r"would\s+like\s+to\s+know)|your\s+question\s+(?:is|was))\s+(?:whether|if|about|how|what|when"
+                       r"|where|why|which|who|\"|\u201c|:)")
+_RESTATED_MORE = re.compile(r"\s[\u2014\u2013-]\s|;|,\s+(?:and|but|so)\s|\.\s+\S|[?\"\u201d]\s+\S")
 _QA_LABEL = re.compile(r"^\s*[*_]{0,2}(?:Q|A|Question|Answer)[*_]{0,2}\s*:[*_]{0,2}\s+")
 _CONDITION_LEAD = re.compile(r"(?i)^(?:if|when|once|after|before|unless|assuming|provided|suppose|say)\b[^,]+,")
 #: a list item: its marker, then its text
@@ -466,6 +474,10 @@ class FaithfulnessCheck:
             label = _label_words(prior) if prior and not title_before else None
             if label:  # "Gift cards:" / "1. Gift cards" before it
                 title_before, topic, topic_age = label, label, 0
+            if cfg.answer_claims and _RESTATED.match(text) and not _RESTATED_MORE.search(text):
+                # "You asked whether gift cards can be returned." restates the question: it claims nothing
+                items.append(ResponseItem(span, text, text, False, False))
+                continue
             if is_refusal(text):  # "I could not find that in the documents.": an honest refusal claims nothing
                 items.append(ResponseItem(span, text, text, False, False))
                 continue
@@ -566,6 +578,24 @@ class FaithfulnessCheck:
                 if tok.count(made_text) <= hyp_budget:
                     items.append(ResponseItem(span, text, made_text, True, False, claim=True))
                     continue
+            topical = topic_reply(text) if q and cfg.answer_claims else None
+            if topical is not None:
+                # "As for the Basic plan, yes." to "Does the Basic plan include priority support?" answers the question;
+                # about another subject ("As for gift cards, no.") it says the question's statement of that subject
+                said_yes = bool(polarity(topical[1])[0])
+                base = yes_no_statement(q, said_yes)
+                about = {w for w in content_stems(topical[0])}
+                if base is not None and not about <= set(content_stems(q)):
+                    base = resolve_ellipsis(yes_no_statement(q, True) or "", f"{topical[0]} too." if said_yes
+                                            else f"Not {topical[0]}.")
+                if base and tok.count(base) <= hyp_budget:
+                    items.append(ResponseItem(span, text, base, True, True, claim=True))
+                    continue
+            contrast = contrast_claims(text) if cfg.answer_claims else None
+            if contrast is not None and all(tok.count(p) <= hyp_budget for p in contrast):
+                # "Gift cards can be returned, but sale items can't.": each clause is a claim of its own
+                items.extend(ResponseItem(span, text, p, True, False, claim=True) for p in contrast)
+                continue
             asides = aside_claims(text) if cfg.answer_claims else None
             if asides is not None and all(tok.count(p) <= hyp_budget for p in asides):
                 # "Items (including gift cards) can be returned within 30 days." also claims it of gift cards; "(except
