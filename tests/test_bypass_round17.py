@@ -14,6 +14,8 @@ its faithful twin delivered byte for byte):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import httpx
 import pytest
 from test_bypass import (  # noqa: F401 - fixtures
@@ -161,8 +163,8 @@ def test_a_bare_reply_that_cannot_be_read_is_unchecked(gw: tuple[str, Telemetry]
     assert_delivered(post_conversation(gw[0], sid, messages), sid)  # type: ignore[arg-type]
 
 
-def test_a_reply_with_a_claim_after_it_is_judged_on_the_claim(evaluator: Evaluator) -> None:
-    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+def test_a_reply_with_a_claim_after_it_is_judged_on_the_claim(block_guard: Guard) -> None:
+    guard = block_guard
     for question in ("Can I return that one?", ""):
         assert guard.check(question, CTX, "Yes.").action == "block"
         assert guard.check(question, CTX, "Yes. Items can be returned within 30 days of delivery.").action == "pass"
@@ -256,6 +258,14 @@ PLANS = ["The Basic plan costs $10 per month and includes 5 GB of storage. The P
          "includes 100 GB of storage and priority support. The Basic plan does not include priority support."]
 
 
+@pytest.fixture(scope="module")
+def block_guard(evaluator: Evaluator) -> Iterator[Guard]:
+    """Block mode over faithfulness alone (the model's reading of the answer is what these tests are about)."""
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    yield guard
+    guard.close()
+
+
 def _both(guard: Guard, question: str, contexts: list[str], answer: str) -> tuple[str, str]:
     """The verdict on the whole answer and on the same answer streamed word by word."""
     import re
@@ -300,9 +310,9 @@ def _both(guard: Guard, question: str, contexts: list[str], answer: str) -> tupl
     ("How do returns work?", CTX, "Items can be returned within 30 days of delivery.\n\n> [!NOTE]\n> Refunds are "
      "issued to the original payment method within 5 business days.", "pass"),
 ])
-def test_answer_shapes_are_read_as_a_reader_reads_them(evaluator: Evaluator, question: str, contexts: list[str],
+def test_answer_shapes_are_read_as_a_reader_reads_them(block_guard: Guard, question: str, contexts: list[str],
                                                        answer: str, want: str) -> None:
-    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    guard = block_guard
     assert _both(guard, question, contexts, answer) == (want, want)
 
 
@@ -312,8 +322,8 @@ def test_answer_shapes_are_read_as_a_reader_reads_them(evaluator: Evaluator, que
     ("Gift cards can't be returned, right?", "Right.", "pass"),
     ("Can I return gift cards? How long do I have?", "Yes.", "block"),
 ])
-def test_tags_and_compound_subjects(evaluator: Evaluator, question: str, answer: str, want: str) -> None:
-    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+def test_tags_and_compound_subjects(block_guard: Guard, question: str, answer: str, want: str) -> None:
+    guard = block_guard
     assert _both(guard, question, CTX, answer) == (want, want)
 
 
@@ -324,11 +334,11 @@ OFFER = ["The holiday return offer is valid until January 31, 2026. Members earn
     ("The holiday return offer is valid until 2026-01-31.", "pass"),  # the contexts' date, written the ISO way
     ("The holiday return offer is valid until 2026-03-31.", "block"),
 ])
-def test_an_iso_date_is_read_as_the_contexts_spell_it(evaluator: Evaluator, answer: str, want: str) -> None:
+def test_an_iso_date_is_read_as_the_contexts_spell_it(block_guard: Guard, answer: str, want: str) -> None:
     from guardrail.checks.grounding import as_context_numbers, number_spellings
 
     assert as_context_numbers("until 2026-01-31.", number_spellings(OFFER)) == "until January 31, 2026."
-    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    guard = block_guard
     assert _both(guard, "How long is the holiday offer valid?", OFFER, answer) == (want, want)
 
 
@@ -362,8 +372,8 @@ C2 = ["Items can be returned within 30 days of purchase with a receipt. The stor
     ("Can I return it?", GC, "Yes. Here are the details:\n- Items can be returned within 30 days.", "pass"),
     ("Can I return it?", GC, "Yes[^1]. Items can be returned within 30 days.", "pass"),
 ])
-def test_round_18(evaluator: Evaluator, question: str, contexts: list[str], answer: str, want: str) -> None:
-    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+def test_round_18(block_guard: Guard, question: str, contexts: list[str], answer: str, want: str) -> None:
+    guard = block_guard
     assert _both(guard, question, contexts, answer) == (want, want)
 
 
@@ -396,8 +406,8 @@ FEES = ["The late fee is $15. Items can be returned within 30 days of delivery."
     # a greeting before the question
     ("Quick q: can gift cards be returned?", RET19, "Yes, within 30 days.", "block"),
 ])
-def test_round_19(evaluator: Evaluator, question: str, contexts: list[str], answer: str, want: str) -> None:
-    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+def test_round_19(block_guard: Guard, question: str, contexts: list[str], answer: str, want: str) -> None:
+    guard = block_guard
     assert _both(guard, question, contexts, answer) == (want, want)
 
 
@@ -413,12 +423,12 @@ PLAN19 = ["The Pro plan costs $20 per month and includes priority support and 10
     (PLAN19, "The Basic plan includes priority support, but the Pro plan doesn't.", "block"),
     (PLAN19, "The Pro plan includes priority support, but the Basic plan doesn't.", "pass"),
 ])
-def test_a_contrast_is_two_claims(evaluator: Evaluator, contexts: list[str], answer: str, want: str) -> None:
+def test_a_contrast_is_two_claims(block_guard: Guard, contexts: list[str], answer: str, want: str) -> None:
     from guardrail.checks.claims import contrast_claims
 
     assert contrast_claims("Gift cards can be returned, but sale items can't.") == (
         "Gift cards can be returned.", "Sale items cannot be returned.")
-    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    guard = block_guard
     assert _both(guard, "What is the policy?", contexts, answer) == (want, want)
 
 
@@ -430,16 +440,16 @@ def test_a_contrast_is_two_claims(evaluator: Evaluator, contexts: list[str], ans
     ("Can I return items?", RET19, "As for items, yes.", "pass"),
     ("Can I return items?", RET19, "As for gift cards, no.", "pass"),
 ])
-def test_a_reply_after_its_topic(evaluator: Evaluator, question: str, contexts: list[str], answer: str,
+def test_a_reply_after_its_topic(block_guard: Guard, question: str, contexts: list[str], answer: str,
                                  want: str) -> None:
-    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    guard = block_guard
     assert _both(guard, question, contexts, answer) == (want, want)
 
 
-def test_the_statement_a_reply_after_its_topic_makes(evaluator: Evaluator) -> None:
+def test_the_statement_a_reply_after_its_topic_makes(block_guard: Guard) -> None:
     # ("You cannot return items." itself reads entailed at 0.87 against RET19: the window that joins "Items can be
     # returned ..." and "Gift cards cannot be returned." is read as support; a known limit of the model)
-    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    guard = block_guard
     v = guard.check("Can I return items?", RET19, "As for items, no.")
     assert v.evaluation is not None and v.evaluation.faithfulness is not None
     assert [s.hypothesis for s in v.evaluation.faithfulness.sentences] == ["You cannot return items."]
@@ -450,11 +460,11 @@ def test_the_statement_a_reply_after_its_topic_makes(evaluator: Evaluator) -> No
     ("Typically, the Basic plan includes priority support.", "block"),
     ("Typically, the Pro plan includes priority support.", "pass"),
 ])
-def test_a_sentence_adverb_is_no_subject(evaluator: Evaluator, answer: str, want: str) -> None:
+def test_a_sentence_adverb_is_no_subject(block_guard: Guard, answer: str, want: str) -> None:
     from guardrail.checks.claims import claim_subject
 
     assert claim_subject("Typically, the Basic plan includes priority support.") == "the Basic plan"
-    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    guard = block_guard
     assert _both(guard, "What does each plan include?", PLAN19, answer) == (want, want)
 
 
@@ -464,6 +474,6 @@ def test_a_sentence_adverb_is_no_subject(evaluator: Evaluator, answer: str, want
     ("You're asking whether gift cards can be returned. They cannot.", "pass"),
     ("You asked whether gift cards can be returned within 90 days \u2014 they can.", "block"),
 ])
-def test_a_restated_question_claims_nothing(evaluator: Evaluator, answer: str, want: str) -> None:
-    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+def test_a_restated_question_claims_nothing(block_guard: Guard, answer: str, want: str) -> None:
+    guard = block_guard
     assert _both(guard, "Can I return a gift card?", RET19, answer) == (want, want)
