@@ -17,7 +17,7 @@ import numpy as np
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
 from guardrail.checks.claims import claim_names, claim_subject
 from guardrail.checks.grounding import coverage, unsupported_terms
-from guardrail.checks.pairing import PairScores, Refs
+from guardrail.checks.pairing import PairScores, Refs, borrowed_polarity
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
 from guardrail.text import Span, content_stems, words
 
@@ -228,7 +228,10 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     if single is not None and not np.isnan(con[single]):  # shown, not capped on: measured, CLIFF 0.780 -> 0.676 (v3.4)
         top_ent, top_con = float(ent[single]), float(con[single])
     subject = claim_subject(text)
-    conflict, against = _subject_conflict(claim_words(text) if about is None else about, premise, refs, con)
+    about = claim_words(text) if about is None else about
+    conflict, against = _subject_conflict(about, premise, refs, con)
+    if conflict is None:
+        conflict, against = _denied_inside(borrowed_polarity(premise, basis.index, text, about), premise, refs, ent, con)
     if conflict is not None and basis.subject_conflict is not None and conflict >= basis.subject_conflict \
             and conflict > entailment:
         score = min(score, entailment * (1.0 - conflict))
@@ -300,6 +303,20 @@ def _subject_conflict(words: frozenset[str], best: Premise, refs: Refs,
     if not about:
         return None, None
     k = max(about, key=lambda i: con[i])
+    return float(con[k]), refs[k][1]
+
+
+def _denied_inside(naming: list[Span], best: Premise, refs: Refs, ent: np.ndarray,
+                   con: np.ndarray) -> tuple[float | None, Premise | None]:
+    """(contradiction, premise): when the best premise only lent a negative claim its negation
+    (:func:`~guardrail.checks.pairing.borrowed_polarity`: ``naming`` are its sentences that name the subject), the
+    strongest contradiction of those sentences read alone, where it outweighs their entailment; (None, None)
+    otherwise."""
+    inside = [k for k, (_, p) in enumerate(refs) if p.chunk == best.chunk and p.span in naming
+              and not np.isnan(con[k]) and con[k] > ent[k]]
+    if not inside:
+        return None, None
+    k = max(inside, key=lambda i: con[i])
     return float(con[k]), refs[k][1]
 
 

@@ -20,6 +20,7 @@ result types live).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 
 from collections.abc import Callable, Sequence
@@ -76,8 +77,8 @@ from guardrail.checks.evidence import (
 from guardrail.checks.evidence import FaithfulnessResult as FaithfulnessResult
 from guardrail.checks.evidence import SentenceEvidence as SentenceEvidence
 from guardrail.checks.grounding import Spellings, as_context_numbers, context_terms, number_spellings
-from guardrail.checks.pairing import Units, fit_units, score_pairs, select_premises
-from guardrail.checks.premises import PREMISE_MODES, ContextIndex, PremiseMode
+from guardrail.checks.pairing import Units, borrowed_polarity, fit_units, score_pairs, select_premises
+from guardrail.checks.premises import PREMISE_MODES, ContextIndex, Premise, PremiseMode
 from guardrail.errors import ConfigurationError, InputError, UncheckableError
 from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.nli import NLIScorer
@@ -773,7 +774,9 @@ class FaithfulnessCheck:
         pairs, per_item = select_premises([it.hypothesis if it.check else None for it in items], prepared.index,
                                           prepared.units, prepared.singles, basis.question_words, budget, cfg)
         subjects = [claim_words(it.hypothesis if it.claim else it.text) if it.check else frozenset() for it in items]
-        scores = score_pairs(self.nli, pairs, per_item, cfg.stop_at, subjects)
+        borrows = [functools.partial(_lends_polarity, prepared.index, it.hypothesis, words) if it.check else None
+                   for it, words in zip(items, subjects)]
+        scores = score_pairs(self.nli, pairs, per_item, cfg.stop_at, subjects, borrows)
         evidence = [sentence_evidence(number, it, refs, scores, basis, about)
                     for number, it, refs, about in zip(sentence_numbers(items), items, scores.read, subjects)]
         judged = [e for e in evidence if e.score is not None]
@@ -846,3 +849,8 @@ def _validate(question: str, contexts: Sequence[str], response: str, cfg: Faithf
             reason = f"context {broken + 1} holds a lone surrogate (broken Unicode); fix the text before checking it"
     if reason is not None:
         raise UncheckableError(reason)
+
+
+def _lends_polarity(index: ContextIndex, hypothesis: str, subject: frozenset[str], premise: Premise) -> bool:
+    """The premise only lends the claim its polarity (:func:`~guardrail.checks.pairing.borrowed_polarity`)."""
+    return bool(borrowed_polarity(premise, index, hypothesis, subject))

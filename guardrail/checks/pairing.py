@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from guardrail.checks.lexicon import NEG_AUX, tokenize
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode, rank_units
 from guardrail.scorers.nli import NLIScorer
 from guardrail.text import Span, content_stems
@@ -93,11 +94,15 @@ def _premises(hypothesis: str, index: ContextIndex, units: Units, singles: Units
 
 
 def score_pairs(nli: NLIScorer, pairs: list[tuple[str, str]], per_item: list[Refs], stop_at: float | None,
-                subjects: Sequence[frozenset[str]] | None = None) -> PairScores:
+                subjects: Sequence[frozenset[str]] | None = None,
+                borrows: Sequence[Callable[[Premise], bool] | None] | None = None) -> PairScores:
     """Read the pairs with the model, in rounds of one call each (all at once when ``stop_at`` is None).
     ``subjects``: per item, the content words of its claim's subject: a premise that does not name them does not stop
-    the reading (its support may be about something else; the premises that name the subject are read too)."""
+    the reading (its support may be about something else; the premises that name the subject are read too).
+    ``borrows``: per item, whether a premise only lends the item its negation (:func:`borrowed_polarity`): such a
+    premise does not stop the reading either (the sentence that names the subject is read)."""
     subjects = subjects if subjects is not None else [frozenset()] * len(per_item)
+    borrows = borrows if borrows is not None else [None] * len(per_item)
     named: dict[str, frozenset[str]] = {}  # each premise's content words, read once per call
     ent_of: dict[int, float] = {}
     con_of: dict[int, float] = {}
@@ -107,8 +112,8 @@ def score_pairs(nli: NLIScorer, pairs: list[tuple[str, str]], per_item: list[Ref
     rounds = [depth] if stop_at is None else list(range(1, depth + 1))
     done = 0
     for upto in rounds:
-        want = sorted({pid for refs, words in zip(per_item, subjects) for pid, _ in refs[done:upto] if pid not in ent_of
-                       and not _settled(refs[:done], ent_of, stop_at, words, named)})
+        want = sorted({pid for refs, words, lends in zip(per_item, subjects, borrows) for pid, _ in refs[done:upto]
+                       if pid not in ent_of and not _settled(refs[:done], ent_of, stop_at, words, named, lends)})
         done = upto
         if not want:
             continue
@@ -118,8 +123,8 @@ def score_pairs(nli: NLIScorer, pairs: list[tuple[str, str]], per_item: list[Ref
             ent_of[pid] = float(pred.entailment[j])
             con_of[pid] = float(pred.contradiction[j])
     # what each sentence read: its premises up to (and including) the one that settled it
-    read = [[(pid, prem) for pid, prem in refs if pid in ent_of][: _read_upto(refs, ent_of, stop_at, words, named)]
-            for refs, words in zip(per_item, subjects)]
+    read = [[(pid, prem) for pid, prem in refs if pid in ent_of][: _read_upto(refs, ent_of, stop_at, words, named, lends)]
+            for refs, words, lends in zip(per_item, subjects, borrows)]
     return PairScores(ent_of, con_of, tokens_run, read)
 
 
@@ -190,11 +195,59 @@ def _interleave(first: list[Premise], second: list[Premise]) -> list[Premise]:
     return out
 
 
+#: words that make a sentence negative ("not", "never", "cannot", "isn't", ...)
+NEGATIONS = frozenset("no not never none nothing cannot nor neither".split()) | frozenset(NEG_AUX)
+#: a subject that is only part of what a sentence about the whole speaks of ("Some items cannot be returned." beside
+#: "Items can be returned within 30 days.")
+_PARTIAL = frozenset("some certain many most several few not other specific particular".split())
+
+
+def negative(text: str) -> bool:
+    """The text holds a negation word."""
+    return any(t.lower() in NEGATIONS for t in tokenize(text))
+
+
+def borrowed_polarity(premise: Premise, index: ContextIndex, hypothesis: str, subject: frozenset[str]) -> list[Span]:
+    """The sentences of a premise of several sentences that name the claim's subject (for a claim with no subject,
+    such as "You cannot return items.", all of its content words), when all of them say the opposite polarity of the
+    claim (negative for a positive claim, positive for a negative one) and another sentence of the premise lends the
+    claim its polarity; [] otherwise.
+
+    The model reads a negation anywhere in a window as the claim's: "Items cannot be returned." is entailed at 0.88 by
+    "Items can be returned within 30 days of delivery. Gift cards cannot be returned." (round 19, finding 0), and
+    "Gift cards can be returned within 30 days." at 0.62 by "Items can be returned within 30 days of delivery. ...
+    Gift cards and final-sale items cannot be returned."; the sentences that name the subject say the opposite, and
+    they are what decides."""
+    against = not negative(hypothesis)  # the polarity the subject's sentences must have to lend nothing
+    first = tokenize(hypothesis)[:1]
+    if first and first[0].lower() in _PARTIAL:
+        return []
+    if not subject:  # "You cannot return items." (a bare "No." to "Can I return items?"): what it speaks of
+        subject = frozenset(content_stems(hypothesis)) - NEGATIONS
+        if not subject:
+            return []
+    text = index.contexts[premise.chunk]
+    inside = [(span, ws) for span, ws in zip(index.sentences[premise.chunk], index.sentence_words[premise.chunk])
+              if premise.span.start <= span.start and span.end <= premise.span.end]
+    if len(inside) < 2:
+        return []
+    naming = [span for span, ws in inside if subject <= ws]
+    if not naming or any(negative(span.of(text)) != against for span in naming):
+        return []
+    if not any(negative(span.of(text)) != against for span, _ in inside if span not in naming):
+        return []
+    return naming
+
+
 def _settles(pid: int, premise: Premise, ent_of: dict[int, float], stop_at: float | None,
-             subject: frozenset[str], named: dict[str, frozenset[str]]) -> bool:
+             subject: frozenset[str], named: dict[str, frozenset[str]],
+             borrowed: Callable[[Premise], bool] | None = None) -> bool:
     """The premise entails the sentence at least ``stop_at`` and names its subject (when it has one); ``named``
-    memoizes each premise's content words."""
+    memoizes each premise's content words; ``borrowed``: the premise's negation is another subject's (a premise that
+    only lends its negation settles nothing: :func:`borrowed_polarity`)."""
     if stop_at is None or ent_of.get(pid, 0.0) < stop_at:
+        return False
+    if borrowed is not None and borrowed(premise):
         return False
     if not subject:
         return True
@@ -205,17 +258,17 @@ def _settles(pid: int, premise: Premise, ent_of: dict[int, float], stop_at: floa
 
 
 def _settled(read: Refs, ent_of: dict[int, float], stop_at: float | None, subject: frozenset[str],
-             named: dict[str, frozenset[str]]) -> bool:
+             named: dict[str, frozenset[str]], borrowed: Callable[[Premise], bool] | None = None) -> bool:
     """A sentence is settled once a premise it read settles it (:func:`_settles`)."""
-    return any(_settles(pid, premise, ent_of, stop_at, subject, named) for pid, premise in read)
+    return any(_settles(pid, premise, ent_of, stop_at, subject, named, borrowed) for pid, premise in read)
 
 
 def _read_upto(refs: Refs, ent_of: dict[int, float], stop_at: float | None, subject: frozenset[str],
-               named: dict[str, frozenset[str]]) -> int:
+               named: dict[str, frozenset[str]], borrowed: Callable[[Premise], bool] | None = None) -> int:
     """How many of a sentence's ranked premises it read: up to the first that settled it."""
     for n, (pid, premise) in enumerate(refs, 1):
         if pid not in ent_of:
             return n - 1
-        if _settles(pid, premise, ent_of, stop_at, subject, named):
+        if _settles(pid, premise, ent_of, stop_at, subject, named, borrowed):
             return n
     return len(refs)
