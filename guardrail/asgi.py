@@ -18,8 +18,9 @@ buffered (bounded), decoded, and read as JSON, or as an event stream when that i
 label (205 included); a 3xx, 204 or 304 goes out without its body (a redirect is followed, not read); errors (4xx,
 5xx) reach the caller as sent (``{"error": ...}``, a proxy's page), unless the body carries an answer (an event
 stream, or JSON with ``choices``/``output``...: a client that does not look at the status reads it), which is checked
-as a 2xx answer is, its status kept; unguarded routes, websockets and lifespan pass through untouched. A
-guarded route takes POST, and OPTIONS only as a CORS preflight (its answer without a body); other methods get a 405.
+as a 2xx answer is, its status kept; unguarded routes and lifespan pass through untouched. A
+guarded route takes POST, and OPTIONS only as a CORS preflight (its answer without a body); other methods get a 405,
+and a WebSocket handshake is refused (close code 1008, the server answers 403: the guard reads HTTP answers only).
 Routes match the path as the client sent it and, under a ``Mount`` (``root_path``), the path the app routes on. The stream strategy is in :mod:`guardrail.asgi_stream`, the
 complete-body ones (and the JSON answers the middleware sends itself) in :mod:`guardrail.asgi_json`.
 
@@ -264,17 +265,24 @@ class GuardrailMiddleware:
         task.add_done_callback(self._background.discard)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         try:
             path = request_path(scope)  # what the client sent (raw_path), normalized once
         except PathError as exc:  # such a path may name a guarded route for some router: refused, never passed on
+            if scope["type"] == "websocket":
+                await _refuse_websocket(receive, send, f"the request path cannot be read: {exc}")
+                return
             await _refuse(send, exc.status, f"the request path cannot be read: {exc}", "invalid_request_error")
             return
         routed = routed_path(scope, path)  # the path the app routes on, under a Mount's root_path too
         if path.casefold() not in self._route_keys and routed.casefold() not in self._route_keys:
             await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":  # the guard reads HTTP answers only: a socket would deliver text unread
+            await _refuse_websocket(receive, send, f"{path} is a guarded route: guardrail checks HTTP POST answers "
+                                    "only; serve the socket on another path, or send the answer over HTTP")
             return
         method = scope.get("method")
         if method == "OPTIONS" and header(scope.get("headers", []), b"access-control-request-method") is not None:
@@ -292,6 +300,14 @@ class GuardrailMiddleware:
             # a file sent by path or descriptor would reach the server unread: the app is offered body messages only
             scope["extensions"] = {k: v for k, v in extensions.items() if k not in _FILE_SENDS}
         await _Exchange(self, scope, receive, send).run()
+
+
+async def _refuse_websocket(receive: Receive, send: Send, reason: str) -> None:
+    """Refuse a WebSocket handshake (the server answers 403) with close code 1008 (policy violation) and the reason."""
+    message = await receive()
+    if message["type"] != "websocket.connect":
+        return
+    await send({"type": "websocket.close", "code": 1008, "reason": reason[:120]})
 
 
 def _without_body(send: Send) -> Send:

@@ -150,7 +150,12 @@ class Guard:
 
     # ----------------------------------------------------------------- one answer
     def _evaluate(self, question: str, contexts: Sequence[str], response: str) -> Evaluation:
-        return self.evaluator.evaluate(question, contexts, response, checks=self.policy.checks, context_relevancy=False)
+        # block / fallback with "any": the first failing sentence decides, so reading stops there (a long answer whose
+        # first sentence fails costs one group of sentences, not the whole answer); pass / flag read every sentence
+        stop = self.policy.faithfulness if self.policy.action in ("block", "fallback") and \
+            self.policy.aggregate == "any" else None
+        return self.evaluator.evaluate(question, contexts, response, checks=self.policy.checks, context_relevancy=False,
+                                       stop_below=stop)
 
     def _track(self) -> AbstractContextManager[None]:
         return self.observer.track() if self.observer is not None else nullcontext()

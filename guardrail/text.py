@@ -373,10 +373,40 @@ def is_refusal(text: str) -> bool:
 
 
 def is_claim(text: str) -> bool:
-    """False for sentences with no content word beyond pleasantries ("Sure!", "Hope this helps.") and for lead-ins
-    that only announce what follows ("Here is the policy:", :func:`is_lead_in`)."""
+    """False for sentences with no content word beyond pleasantries ("Sure!", "Hope this helps.", "¡Hola!",
+    "ありがとう！": :func:`is_greeting`) and for lead-ins that only announce what follows ("Here is the policy:",
+    :func:`is_lead_in`)."""
     return (any(w not in FILLER_WORDS for w in content_words(text)) and not is_lead_in(text) and not is_label(text)
-            and not is_offer(text))
+            and not is_offer(text) and not is_greeting(text))
+
+
+#: greetings, thanks and farewells in the languages answers most often open or close with besides English: a sentence
+#: that is only one of them claims nothing, and its script does not make the answer unjudgeable
+GREETINGS = frozenset(g.casefold() for g in """
+    hola|buenos días|buenas tardes|buenas noches|gracias|muchas gracias|de nada|saludos|un saludo|hasta luego|adiós
+    bonjour|bonsoir|salut|merci|merci beaucoup|bienvenue|au revoir|cordialement|bonne journée
+    hallo|guten tag|guten morgen|danke|danke schön|danke sehr|vielen dank|willkommen|tschüss|viele grüße
+    ciao|buongiorno|buonasera|grazie|grazie mille|prego|arrivederci
+    olá|ola|oi|bom dia|boa tarde|obrigado|obrigada|muito obrigado|muito obrigada|até logo
+    hallo|hoi|dank je|dank u|bedankt|tot ziens|hej|hej hej|tack|tack så mycket|takk|tusen takk|tak|mange tak
+    cześć|dzień dobry|dziękuję|merhaba|teşekkürler|teşekkür ederim|xin chào|cảm ơn|namaste|shukriya|dhanyavaad
+    привет|здравствуйте|спасибо|большое спасибо|добрый день|пока
+    مرحبا|أهلا|شكرا|شكرا جزيلا|السلام عليكم|שלום|תודה|תודה רבה
+    こんにちは|こんばんは|おはようございます|ありがとう|ありがとうございます|どうもありがとう|よろしくお願いします
+    你好|您好|谢谢|謝謝|多谢|非常感谢|再见|안녕하세요|안녕|감사합니다|고맙습니다|नमस्ते|धन्यवाद|शुक्रिया
+""".replace("\n", "|").split("|") if g.strip())
+GREETINGS = frozenset(" ".join(g.split()) for g in GREETINGS)
+_NOT_LETTERS = re.compile(r"[\W\d_]+")
+
+
+def is_greeting(text: str) -> bool:
+    """The sentence is only a greeting, thanks or farewell (:data:`GREETINGS`), in any of the listed languages, with its
+    marks ("¡Hola!", "Merci !", "ありがとう！", "Vielen Dank."; a name after it is no part: "Hola, Ana." is judged).
+
+    >>> [is_greeting(t) for t in ("¡Hola!", "Merci !", "ありがとう！", "Gracias, gift cards can be returned.")]
+    [True, True, True, False]
+    """
+    return " ".join(_NOT_LETTERS.sub(" ", text).split()).casefold() in GREETINGS
 
 
 #: a line that is a heading ("### Return policy"), a line in bold ("**Return policy**"), or only a link or a URL
@@ -718,6 +748,8 @@ def uncheckable_reason(text: str, *, what: str = "text") -> str | None:
         return None
     for span in split_sentences(text):
         sentence = span.of(text)
+        if is_greeting(sentence):  # "ありがとう！" beside an English answer claims nothing
+            continue
         latin = other = run = longest = 0
         for token in _LETTERS.findall(sentence):
             n = len(_OTHER_LETTER.findall(token))

@@ -101,3 +101,65 @@ def test_borrowed_polarity_names_the_sentences_that_decide(nli: NLIScorer) -> No
                                             ("Nothing is free.", True), ("Notably, it opens.", False)])
 def test_negative(text: str, want: bool) -> None:
     assert negative(text) is want
+
+
+@pytest.mark.parametrize(("answer", "want"), [
+    # a yes/no pleasantry after the answer's claims signs off, in a stream as in the whole answer (round 20, F3)
+    ("Items can be returned within 30 days of delivery. Gift cards cannot be returned. \U0001f44d", "pass"),
+    ("Gift cards cannot be returned. Absolutely!", "pass"),
+    # alone it is the answer; a claim before it does not make a hallucination pass
+    ("\U0001f44d", "block"),
+    ("Gift cards can be returned within 90 days. \U0001f44d", "block"),
+    ("Gift cards cannot be returned. Yes.", "block"),
+])
+def test_a_sign_off_after_the_claims_is_read_alike_whole_and_streamed(block_guard: Guard, answer: str,
+                                                                        want: str) -> None:
+    assert _both(block_guard, "Can I return a gift card?", RETURNS, answer) == (want, want)
+
+
+
+GOOD = "Items can be returned within 30 days of delivery."
+
+
+@pytest.mark.parametrize(("answer", "want"), [
+    # a greeting or thanks in another language claims nothing, and its script does not make the answer unjudged
+    (f"¡Hola! {GOOD}", "pass"), (f"{GOOD} Merci !", "pass"), (f"{GOOD} ありがとう！", "pass"),
+    (f"こんにちは！ {GOOD}", "pass"), (f"Hallo! {GOOD}", "pass"), (f"مرحبا! {GOOD}", "pass"),
+    # the claims beside them are judged as ever
+    ("¡Hola! Gift cards can be returned within 90 days.", "block"),
+    ("Gift cards can be returned within 90 days. ありがとうございます！", "block"),
+])
+def test_greetings_in_other_languages_claim_nothing(block_guard: Guard, answer: str, want: str) -> None:
+    assert _both(block_guard, "How do returns work?", RETURNS, answer) == (want, want)
+
+
+def test_is_greeting() -> None:
+    from guardrail.text import is_greeting
+
+    assert all(is_greeting(t) for t in ("¡Hola!", "Merci !", "ありがとう！", "Vielen Dank.", "谢谢", "Спасибо!"))
+    assert not any(is_greeting(t) for t in ("Hola Ana.", "Gracias, gift cards can be returned.", "Merci de rien.",
+                                            "Items can be returned.", ""))
+
+
+def test_block_mode_reads_no_further_than_the_first_failing_group(nli: NLIScorer) -> None:
+    """A long answer whose first sentence fails is decided by it: block mode reads the sentences in groups and stops
+    after the failing one (round 20, R2: 400 sentences after it cost 15.8 s of a core); flag mode reads them all."""
+    from guardrail.checks.faithfulness import STOP_GROUP
+
+    filler = " ".join(f"Items can be returned within 30 days of delivery, reminder {k}." for k in range(40))
+    answer = f"Gift cards can be returned within 90 days. {filler}"
+    evaluator = Evaluator(nli=nli)
+    verdicts = []
+    for action in ("block", "flag"):
+        guard = Guard(evaluator, Policy(action=action, retrieval_relevance=None))  # type: ignore[arg-type]
+        verdicts.append(guard.check("Can I return a gift card?", RETURNS, answer))
+        guard.close()
+    blocked, flagged = verdicts
+    assert blocked.action == "block" and flagged.action == "flag" and flagged.outcome == "failed"
+    assert blocked.evaluation is not None and flagged.evaluation is not None
+    read = [s for s in blocked.evaluation.faithfulness.sentences if s.score is not None]
+    assert len(read) == STOP_GROUP and read[0].score is not None and read[0].score < 0.5
+    assert all(s.score is not None for s in flagged.evaluation.faithfulness.sentences)
+    assert blocked.evaluation.faithfulness.pairs < flagged.evaluation.faithfulness.pairs
+    # the reasons name the failing sentence, as a stream's do
+    assert "sentence 1" in blocked.reasons[0]

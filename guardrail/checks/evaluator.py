@@ -17,6 +17,7 @@ from guardrail.checks.faithfulness import (
     FaithfulnessCheck,
     FaithfulnessConfig,
     FaithfulnessResult,
+    StopBelow,
     _validate,
     check_sizes,
 )
@@ -225,7 +226,8 @@ class ReaderFaithfulnessCheck(FaithfulnessCheck):
         self.reader = reader or Reader()
 
     def run(self, question: str, contexts: Sequence[str], response: str, *, preceding: str = "",
-            titles: Callable[[int, int], bool] | None = None, preceding_title: str | None = None) -> FaithfulnessResult:
+            titles: Callable[[int, int], bool] | None = None, preceding_title: str | None = None,
+            stop_below: StopBelow = None) -> FaithfulnessResult:
         """``titles`` (spans of the rendered answer) defaults to the lines of the answer as sent that are titles;
         ``preceding_title`` to the title line that ends ``preceding`` as sent."""
         check_sizes(question, contexts, response, self.config)
@@ -237,7 +239,7 @@ class ReaderFaithfulnessCheck(FaithfulnessCheck):
         ended = "\n" in preceding[len(preceding.rstrip()):]
         lead = preceding_title or (label_title(lines[-1]) if lines and ended else None)
         result = super().run(rq.text, [c.text for c in rc], rr.text, preceding=before,
-                             titles=titles or _titles(rr, rq, rc), preceding_title=lead)
+                             titles=titles or _titles(rr, rq, rc), preceding_title=lead, stop_below=stop_below)
         return _in_source(result, rr, rc)
 
 
@@ -345,11 +347,14 @@ class Evaluator:
         *,
         checks: Iterable[str] | None = None,
         context_relevancy: bool | None = None,
+        stop_below: StopBelow = None,
     ) -> Evaluation:
         """Run the checks (all of this evaluator's, or the subset ``checks``) on one answer.
 
         ``context_relevancy=False`` skips embedding every context sentence (the guard does: no policy
-        threshold uses it); None follows ``RelevanceConfig.context_relevancy``.
+        threshold uses it); None follows ``RelevanceConfig.context_relevancy``. ``stop_below``: faithfulness reads
+        no further than the first sentences that score below it (:meth:`FaithfulnessCheck.run`; the guard's block
+        mode, where one failing sentence decides).
         """
         self.validate(question, contexts, response)
         run = self.checks if checks is None else tuple(checks)
@@ -358,10 +363,10 @@ class Evaluator:
             raise ConfigurationError(f"checks {extra} were not configured on this Evaluator (it runs {list(self.checks)})")
         contexts = list(contexts)
         with check_priority():  # this check's forward passes queue at its start time (see ForwardPool)
-            return self._evaluate(question, contexts, response, ground_truth, run, context_relevancy)
+            return self._evaluate(question, contexts, response, ground_truth, run, context_relevancy, stop_below)
 
     def _evaluate(self, question: str, contexts: list[str], response: str, ground_truth: str | None,
-                  run: tuple[str, ...], context_relevancy: bool | None) -> Evaluation:
+                  run: tuple[str, ...], context_relevancy: bool | None, stop_below: StopBelow = None) -> Evaluation:
         relevance: Callable[[], tuple[RetrievalRelevance | None, float | None]] | None = None
         if self._rel is not None and ("retrieval_relevance" in run or "response_relevance" in run):
             relevance = functools.partial(
@@ -373,7 +378,8 @@ class Evaluator:
             # both checks' passes queue in the shared pool at once: the cores stay busy through the tail of each
             side = _Timed(relevance, background=True)
         t0 = time.perf_counter()
-        faith = self._faith.run(question, contexts, response) if self._faith and "faithfulness" in run else None
+        faith = self._faith.run(question, contexts, response, stop_below=stop_below) \
+            if self._faith and "faithfulness" in run else None
         faith_s = time.perf_counter() - t0
         if side is None and relevance is not None:
             side = _Timed(relevance, background=False)

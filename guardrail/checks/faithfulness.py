@@ -77,7 +77,7 @@ from guardrail.checks.evidence import (
 from guardrail.checks.evidence import FaithfulnessResult as FaithfulnessResult
 from guardrail.checks.evidence import SentenceEvidence as SentenceEvidence
 from guardrail.checks.grounding import Spellings, as_context_numbers, context_terms, number_spellings
-from guardrail.checks.pairing import Units, borrowed_polarity, fit_units, score_pairs, select_premises
+from guardrail.checks.pairing import PairScores, Units, borrowed_polarity, fit_units, score_pairs, select_premises
 from guardrail.checks.premises import PREMISE_MODES, ContextIndex, Premise, PremiseMode
 from guardrail.errors import ConfigurationError, InputError, UncheckableError
 from guardrail.scorers.cache import LRUCache
@@ -744,12 +744,17 @@ class FaithfulnessCheck:
         return self.config
 
     def run(self, question: str, contexts: Sequence[str], response: str, *, preceding: str = "",
-            titles: Callable[[int, int], bool] | None = None, preceding_title: str | None = None) -> FaithfulnessResult:
+            titles: Callable[[int, int], bool] | None = None, preceding_title: str | None = None,
+            stop_below: StopBelow = None) -> FaithfulnessResult:
         """Check ``response`` (``preceding``: the answer's text before it, when it is a part of a streamed answer: a
         sentence with no verb of its own, "Gift cards too.", is read after the sentence before it; ``titles``: which
         spans of ``response`` are titles that claim nothing in the text as sent, a heading or a source's link, see
         :class:`~guardrail.checks.evaluator.ReaderFaithfulnessCheck`; ``preceding_title``: the title that ends
-        ``preceding``, which a pronoun of ``response``'s first sentence may point at)."""
+        ``preceding``, which a pronoun of ``response``'s first sentence may point at; ``stop_below``: read the
+        sentences in order, :data:`STOP_GROUP` checked ones at a time, and stop after the group where one scores below
+        this ("auto": the model's threshold): the sentences after it are not read (evidence with no score). For a
+        verdict that one failing sentence decides (block mode): a long answer whose first sentence fails costs one
+        group, not the whole answer)."""
         cfg = self._config()
         _validate(question, contexts, response, cfg)
         tok = self.nli.tokenizer
@@ -771,14 +776,27 @@ class FaithfulnessCheck:
                               reads_singles=prepared.singles is not None and bool(cfg.sentences),
                               subject_conflict=cfg.subject_conflict)
         # premise selection, then the model's reading of the pairs, then each sentence's evidence
-        pairs, per_item = select_premises([it.hypothesis if it.check else None for it in items], prepared.index,
-                                          prepared.units, prepared.singles, basis.question_words, budget, cfg)
-        subjects = [claim_words(it.hypothesis if it.claim else it.text) if it.check else frozenset() for it in items]
-        borrows = [functools.partial(_lends_polarity, prepared.index, it.hypothesis, words) if it.check else None
-                   for it, words in zip(items, subjects)]
-        scores = score_pairs(self.nli, pairs, per_item, cfg.stop_at, subjects, borrows)
-        evidence = [sentence_evidence(number, it, refs, scores, basis, about)
-                    for number, it, refs, about in zip(sentence_numbers(items), items, scores.read, subjects)]
+        numbers = sentence_numbers(items)
+        limit = None if stop_below is None else (basis.threshold if stop_below == "auto" else float(stop_below))
+        evidence: list[SentenceEvidence] = []
+        n_pairs = n_tokens = 0
+        for group in _groups(items, None if limit is None else STOP_GROUP):
+            part = [items[i] for i in group]
+            if limit is not None and any(e.score is not None and e.score < limit for e in evidence):
+                # the answer has failed: what follows is not read (the verdict is decided)
+                evidence += [sentence_evidence(numbers[i], dataclasses.replace(items[i], check=False), [], _NO_PAIRS,
+                                               basis) for i in group]
+                continue
+            pairs, per_item = select_premises([it.hypothesis if it.check else None for it in part], prepared.index,
+                                              prepared.units, prepared.singles, basis.question_words, budget, cfg)
+            subjects = [claim_words(it.hypothesis if it.claim else it.text) if it.check else frozenset() for it in part]
+            borrows = [functools.partial(_lends_polarity, prepared.index, it.hypothesis, words) if it.check else None
+                       for it, words in zip(part, subjects)]
+            scores = score_pairs(self.nli, pairs, per_item, cfg.stop_at, subjects, borrows)
+            evidence += [sentence_evidence(numbers[i], it, refs, scores, basis, about)
+                         for i, it, refs, about in zip(group, part, scores.read, subjects)]
+            n_pairs += len(scores.entailment)
+            n_tokens += scores.tokens
         judged = [e for e in evidence if e.score is not None]
         return FaithfulnessResult(
             score=float(np.mean([e.score for e in judged])) if judged else None,
@@ -787,8 +805,8 @@ class FaithfulnessCheck:
             sentences=tuple(evidence),
             mode=cfg.mode,
             threshold=basis.threshold,
-            pairs=len(scores.entailment),
-            model_tokens=scores.tokens,
+            pairs=n_pairs,
+            model_tokens=n_tokens,
             context_sentences=prepared.index.num_sentences,
         )
 
@@ -854,3 +872,28 @@ def _validate(question: str, contexts: Sequence[str], response: str, cfg: Faithf
 def _lends_polarity(index: ContextIndex, hypothesis: str, subject: frozenset[str], premise: Premise) -> bool:
     """The premise only lends the claim its polarity (:func:`~guardrail.checks.pairing.borrowed_polarity`)."""
     return bool(borrowed_polarity(premise, index, hypothesis, subject))
+
+
+#: a threshold to stop reading at (FaithfulnessCheck.run): a number, or "auto" for the model's own
+StopBelow = float | Literal["auto"] | None
+#: checked sentences read per group when reading stops at the first failure (one model call per premise round each)
+STOP_GROUP = 16
+_NO_PAIRS = PairScores({}, {}, 0, [])
+
+
+def _groups(items: Sequence[ResponseItem], size: int | None) -> list[range]:
+    """Consecutive runs of ``items`` holding ``size`` checked ones each (the last may hold fewer); one run of all
+    when ``size`` is None."""
+    if size is None:
+        return [range(len(items))]
+    out: list[range] = []
+    start = count = 0
+    for k, it in enumerate(items):
+        count += it.check
+        if count == size:
+            out.append(range(start, k + 1))
+            start, count = k + 1, 0
+    if start < len(items):
+        out.append(range(start, len(items)))
+    return out
+

@@ -124,6 +124,8 @@ class StreamGuard:
         self._length = 0
         #: characters of the answer released so far (an exact prefix)
         self.released = 0
+        #: a sentence of the answer made a claim: a bare yes/no pleasantry after it ("👍", "Absolutely!") signs off
+        self._claimed = False
         self._tally = _Tally()
         self._retrieval: tuple[RetrievalRelevance | None] | None = None  # (result,) once the check ran
         self._stop_reason: str | None = None  # stopped from outside the text (:meth:`stop`)
@@ -309,8 +311,13 @@ class StreamGuard:
             if not self._passes(self.text[s.start : judged.end], s.start):
                 self.state = STOPPED
                 break
+            self._claimed = self._claimed or makes_claim(render(judged.text).text)
             end = self._sentences.past_space(judged.end)  # released now, its trailing whitespace with it
-        if pending and final and self.state is HOLDING:
+        if pending and final and self.state is HOLDING and self._claimed:
+            # a yes/no pleasantry after the answer's claims signs off ("... cannot be returned. 👍"), as in a whole
+            # answer (FaithfulnessCheck judges it only when the answer makes no claim at all)
+            end = pending[-1].end
+        elif pending and final and self.state is HOLDING:
             # the answer ends without a claim: its yes/no word is the answer, read with the question (as a whole
             # answer is: FaithfulnessCheck judges "Great question! Absolutely!" as "yes")
             first = pending[0]

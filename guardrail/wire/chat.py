@@ -65,7 +65,26 @@ def _parts_text(parts: Any, where: str, echo: f.Echo = None) -> str:
         return parts
     if not isinstance(parts, list):
         raise UnreadableError(f"{where} is {f.describe(parts)}, not text or a list of parts")
-    return "".join(part_text(part, f"{where}[{j}]", echo) for j, part in enumerate(parts))
+    texts = [part_text(part, f"{where}[{j}]", echo) for j, part in enumerate(parts)]
+    return join_parts(texts, [part_field(part) for part in parts])
+
+
+def part_field(part: Any) -> str | None:
+    """Which field of a (read) content part holds its text: "text" or "refusal"."""
+    kind = part.get("type") if isinstance(part, dict) else None
+    return _TEXT_PARTS.get(kind) if isinstance(kind, str) else None
+
+
+def join_parts(texts: list[str], fields: list[str | None]) -> str:
+    """The texts of a message's parts as a client shows them: parts of one kind run on ("Gift cards can" + " be
+    returned."), a refusal between texts stands apart (:data:`FIELD_BREAK`): the SDK's ``output_text`` and LangChain's
+    ``.text()`` show the text parts without the refusal, so no sentence is read across a change of kind."""
+    out = ""
+    for k, text in enumerate(texts):
+        if k and fields[k] != fields[k - 1]:
+            out += FIELD_BREAK
+        out += text
+    return out
 
 
 def _str_or_none(value: Any, where: str) -> str:

@@ -24,7 +24,7 @@ from guardrail.text import answers_anything
 
 from . import fields as f
 from .arguments import arguments_text
-from .chat import FIELD_BREAK, has_text, kind_name, part_text, shows_nothing
+from .chat import FIELD_BREAK, has_text, kind_name, part_field, part_text, shows_nothing
 
 Key = tuple[Any, ...]
 Keyed = tuple[tuple[Key, str], ...]
@@ -121,14 +121,25 @@ def response_text(body: Any, echo: f.Echo = None) -> str:
     """The text of a whole response: each item's parts joined, items on their own lines, arguments as their
     string values."""
     pieces: list[str] = []
-    item = None
+    item = field = None
     for key, text in response_texts(body, "the answer", echo):
-        if key[0] == "part" and key[1] == item and pieces:
-            pieces[-1] += text
+        kind = _part_field(body, key)
+        if key[0] == "part" and key[1] == item and kind == field and pieces:
+            pieces[-1] += text  # parts of one kind run on; a refusal between texts stands apart (join_parts)
             continue
-        item = key[1] if key[0] == "part" else None
+        item, field = (key[1], kind) if key[0] == "part" else (None, None)
         pieces.append(arguments_text(text) if key[0] == "args" else text)
     return FIELD_BREAK.join(p for p in pieces if p)
+
+
+def _part_field(body: Any, key: Key) -> str | None:
+    """For a message part's key: which field holds its text ("text", "refusal"; None for any other key)."""
+    if key[0] != "part":
+        return None
+    content = body["output"][key[1]].get("content")
+    if not isinstance(content, list):
+        return "text"
+    return part_field(content[key[2]])
 
 
 @dataclass(frozen=True, slots=True)
