@@ -26,8 +26,9 @@ from guardrail.checks.relevance import (
     RelevanceConfig,
     RetrievalRelevance,
 )
-from guardrail.errors import ConfigurationError
-from guardrail.render import Rendered, render
+from guardrail.errors import ConfigurationError, UnreadableError
+from guardrail.render import Rendered, render, render_shown
+from guardrail.render.unicode import terminal_controls
 from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.embedding import EmbeddingScorer
 from guardrail.scorers.nli import NLIScorer
@@ -114,6 +115,7 @@ class Reader:
             raise ConfigurationError(f"max_question_chars must be at least 1, got {max_question_chars}")
         self.max_question_chars = max_question_chars
         self._texts: LRUCache[Rendered] = LRUCache(64)
+        self._shown: LRUCache[tuple[Rendered | None]] = LRUCache(64)
         self._contexts: LRUCache[tuple[Rendered, ...]] = LRUCache(64)
 
     def question(self, question: str) -> Rendered:
@@ -129,6 +131,16 @@ class Reader:
             got = render(text)
             self._texts.put(text, got)
         return got
+
+    def shown(self, text: str) -> Rendered | None:
+        """``text`` as a client that renders HTML shows it, when that differs from :meth:`text` (comments and hidden
+        elements removed: :func:`guardrail.render.render_shown`), else None."""
+        got = self._shown.get(text)
+        if got is None:
+            shown = render_shown(text)
+            got = (shown if shown is not None and shown.text != self.text(text).text else None,)
+            self._shown.put(text, got)
+        return got[0]
 
     def contexts(self, contexts: Sequence[str]) -> tuple[Rendered, ...]:
         key = tuple(contexts)
@@ -238,9 +250,28 @@ class ReaderFaithfulnessCheck(FaithfulnessCheck):
         lines = [line for line in preceding.split("\n") if line.strip()]
         ended = "\n" in preceding[len(preceding.rstrip()):]
         lead = preceding_title or (label_title(lines[-1]) if lines and ended else None)
-        result = super().run(rq.text, [c.text for c in rc], rr.text, preceding=before,
-                             titles=titles or _titles(rr, rq, rc), preceding_title=lead, stop_below=stop_below)
-        return _in_source(result, rr, rc)
+        result = _in_source(super().run(rq.text, [c.text for c in rc], rr.text, preceding=before,
+                                        titles=titles or _titles(rr, rq, rc), preceding_title=lead,
+                                        stop_below=stop_below), rr, rc)
+        shown = self.reader.shown(response)
+        if shown is None:
+            return result
+        # a client that renders HTML hides comments and hidden elements: the answer it shows is judged too, and the
+        # worse reading decides ("Gift cards can<!-- not --> be returned." reads "can not" in plain text only)
+        other = _in_source(super().run(rq.text, [c.text for c in rc], shown.text, preceding=before,
+                                       titles=_titles(shown, rq, rc), preceding_title=lead, stop_below=stop_below),
+                            shown, rc)
+        return _worse(result, other)
+
+
+def _worse(a: FaithfulnessResult, b: FaithfulnessResult) -> FaithfulnessResult:
+    """The reading that fares worse: one with an unsupported sentence, else the lower least sentence score, else the
+    lower mean (a reading with nothing checked fares best: the other one is judged)."""
+    def rank(r: FaithfulnessResult) -> tuple[bool, float, float]:
+        scores = [s.score for s in r.sentences if s.score is not None]
+        return (not r.unsupported, min(scores, default=1.0), 1.0 if r.score is None else r.score)
+
+    return b if rank(b) < rank(a) else a
 
 
 class ReaderRelevanceCheck(RelevanceCheck):
@@ -332,6 +363,11 @@ class Evaluator:
         the texts as read (a word in mathematical bold is English)."""
         cfg = self.faithfulness_config
         check_sizes(question, contexts, response, cfg)
+        control = terminal_controls(response)
+        if control is not None:
+            raise UnreadableError(f"the answer holds {control}: a terminal hides, moves or overwrites text with it, "
+                                  "so what a reader sees is not what the guard would read; send the answer without "
+                                  "terminal control sequences")
         if self.reader is not None:
             question = self.reader.question(question).text
             contexts = [c.text for c in self.reader.contexts(contexts)]

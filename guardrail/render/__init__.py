@@ -8,6 +8,11 @@ rendered, so that the checks score what the reader reads, not the bytes that spe
 
 What it does, in this order (each step is one pass; see :func:`render`):
 
+0. **Comments that only name a source** (``<!-- source: policy -->``, ``<!-- ref: kb-123 -->``) are removed: metadata
+   to every reader. :func:`render_shown` is the reading of a client that renders HTML: what it hides (comments,
+   ``hidden`` elements, ``display:none``, ``<template>``, ``<noscript>``, ``<script>``, ``<style>``, ``<head>``; see
+   :func:`~guardrail.render.markup.hidden_regions`) is removed first. The checks judge both readings and keep the
+   worse (``Gift cards can<!-- not --> be returned.`` is "can not" in plain text, "can" in a browser).
 1. **Struck text is removed**, only where every common reader strikes it (cmark-gfm, markdown-it, a browser's
    HTML5 parser): ``~~x~~`` (flanking as CommonMark reads it, within a line; a single ``~`` or ``~~~`` is text),
    ``<del>``, ``<s>``, ``<strike>`` where CommonMark reads raw HTML (not in code spans, link destinations, ``[...]``,
@@ -18,13 +23,17 @@ What it does, in this order (each step is one pass; see :func:`render`):
    cell, and with its header where the cell needs it ("| Item | Return window | Fee |" / "| Shoes | 30 days of
    delivery | 5 |" -> "Shoes: 30 days of delivery. Shoes: fee: 5."; see ``_row``);
    heading, block-quote and rule marks are dropped. Code (fenced, or indented by four columns after a blank line, as
-   CommonMark reads it) is kept as it is: nothing in it is markup (``<del>`` there is shown, so it is read).
+   CommonMark reads it) is kept as it is: nothing in it is markup (``<del>`` there is shown, so it is read). An HTML
+   ``<table>`` is read the same way, parsed into rows and cells (``colspan``/``rowspan`` expanded;
+   :mod:`~guardrail.render.tables`), and a table whose headers are all predicates ("| Can be returned | Cannot be
+   returned |") reads each cell with its header ("Gift cards: can be returned.").
 3. **Inline marks**: emphasis, inline-code ticks, backslash escapes and HTML tags are dropped; a link reads as its
    text (and its title), an image as its alt text. A tag is one only where a reader's parser sees one: attribute
    names as CommonMark allows them (``<Gift cards within 90 days.>`` is text), an HTML element's name (``<Gift
    cards can be returned>`` is text), not escaped (``\\<del>``), not inside another tag's attribute value, not
    inside an element shown as written (``<textarea>``). Text that some reader may see is never dropped: HTML
-   comments and hidden elements keep their text (a plain-text client shows it), only the marks go; the values of
+   comments and hidden elements keep their text in this reading (a plain-text client shows it), only the marks go
+   (the reading without them is :func:`render_shown`'s); the values of
    attributes a browser shows (``title``, ``alt``, ``aria-label``, ...) and any other attribute value that is prose
    (``data-note="..."``; not ``style``, ``class``, ``href``...) are kept, and so are bare words in a tag that are no
    HTML attribute.
@@ -49,8 +58,12 @@ bounded stack, as CommonMark does); the statements a table becomes repeat its fi
 added words would make the text more than twice as long (plus 4096 characters), further rows are read as their cells
 once each.
 
-Modules: :mod:`~guardrail.render.offsets` (the maps back to the source), :mod:`~guardrail.render.markup` (steps 1, 3
-and 4), :mod:`~guardrail.render.blocks` (step 2), :mod:`~guardrail.render.unicode` (steps 5 and 6).
+Terminal control sequences are not rendered: :func:`~guardrail.render.unicode.terminal_controls` finds them and the
+checks refuse an answer holding one (a terminal hides or overwrites text with them).
+
+Modules: :mod:`~guardrail.render.offsets` (the maps back to the source), :mod:`~guardrail.render.markup` (steps 0, 1,
+3 and 4), :mod:`~guardrail.render.blocks` and :mod:`~guardrail.render.tables` (step 2), :mod:`~guardrail.render.unicode`
+(steps 5 and 6).
 
 Text layer: this package imports nothing of guardrail outside it.
 """
@@ -58,23 +71,47 @@ Text layer: this package imports nothing of guardrail outside it.
 from __future__ import annotations
 
 from guardrail.render.blocks import citation_marks, list_numbers, markdown_blocks
-from guardrail.render.markup import html_entities, inline_marks, struck_html
+from guardrail.render.markup import (
+    hidden_html,
+    hidden_regions,
+    html_entities,
+    inline_marks,
+    provenance_comments,
+    struck_html,
+)
 from guardrail.render.offsets import Pass, PassMap, Rendered
+from guardrail.render.tables import html_tables
 from guardrail.render.unicode import rtl_overrides, unicode_forms
 
-__all__ = ["Rendered", "render"]
+__all__ = ["Rendered", "render", "render_shown"]
 
-_PASSES: tuple[Pass, ...] = (struck_html, markdown_blocks, citation_marks, inline_marks, list_numbers, html_entities,
-                             rtl_overrides, unicode_forms)
+_PASSES: tuple[Pass, ...] = (provenance_comments, struck_html, html_tables, markdown_blocks, citation_marks,
+                             inline_marks, list_numbers, html_entities, rtl_overrides, unicode_forms)
 
 
 def render(text: str) -> Rendered:
     """``text`` as a reader sees it (see the module docs), with the map back to ``text``."""
     if not isinstance(text, str):
         raise TypeError(f"render() takes a string, got {type(text).__name__}")
+    return _run(text, _PASSES)
+
+
+def render_shown(text: str) -> Rendered | None:
+    """``text`` as a client that renders HTML shows it: what :func:`render` reads, without what such a client hides
+    (comments, hidden elements; see :func:`~guardrail.render.markup.hidden_regions`). None when it hides nothing
+    (the reading is :func:`render`'s). The checks judge both readings and keep the worse: a hidden word may make a
+    claim look supported in one of them ("Gift cards can<!-- not --> be returned.")."""
+    if not isinstance(text, str):
+        raise TypeError(f"render_shown() takes a string, got {type(text).__name__}")
+    if not hidden_regions(text):
+        return None
+    return _run(text, (hidden_html, *_PASSES))
+
+
+def _run(text: str, passes: tuple[Pass, ...]) -> Rendered:
     maps: list[PassMap] = []
     current = text
-    for step in _PASSES:
+    for step in passes:
         current, m = step(current)
         if m is not None:
             maps.append(m)

@@ -4,6 +4,7 @@ and rule marks dropped; fenced code kept as it is."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from guardrail.render.markup import line_spans, outside_fences
 from guardrail.render.offsets import PassMap, PassOutput
@@ -94,7 +95,7 @@ def _header_words(header: str) -> str:
 
 
 def _row(out: PassOutput, text: str, row: tuple[int, int], headers: list[str], budget: list[int],
-         used: set[int]) -> None:
+         used: set[int], cells: list[tuple[int, int]] | None = None) -> None:
     """Emit one body row as statements, one per cell after the first (the row's subject):
 
     - a yes / no cell (``yes``, ``no``, ``✓``, ``✗``, ...): "{subject}: {header}." / "{subject}: not {header}.";
@@ -105,9 +106,11 @@ def _row(out: PassOutput, text: str, row: tuple[int, int], headers: list[str], b
     Measured with the shipped model: header words the context does not use lower a faithful row's score (0.76 for
     "Items: 30 days of delivery." vs 0.36 with "return window:" before it) while wrong values score low either way
     (at most 0.02), so a header is added where the cell means nothing without it. Added words point at the row.
-    ``used`` collects the columns whose header was read (the others are read after the rows: a reader sees them)."""
+    ``used`` collects the columns whose header was read (the others are read after the rows: a reader sees them).
+    ``cells``: the row's cells (an HTML table's, its spans expanded), else those of the markdown row ``row``."""
     a, b = row
-    cells = _cells(text, a, b)
+    if cells is None:
+        cells = _cells(text, a, b)
     filled = [(i, c) for i, c in enumerate(cells) if text[c[0] : c[1]].strip().lower() not in _EMPTY]
     if not filled:
         return
@@ -152,6 +155,93 @@ def _row(out: PassOutput, text: str, row: tuple[int, int], headers: list[str], b
         else:
             cell(c)
         glue(". ")
+
+
+def read_table(out: PassOutput, text: str, head: tuple[int, int], headers_spans: list[tuple[int, int]],
+               rows: list[tuple[tuple[int, int], list[tuple[int, int]] | None]], budget: list[int],
+               after_row: Callable[[tuple[int, int]], None]) -> None:
+    """Read a table (a markdown one, or an HTML one as a grid: :mod:`guardrail.render.tables`) as statements: the
+    header cells no statement reads first, then each row (see :func:`_row`), or each cell with its header where the
+    headers are predicates (see :func:`_category_columns`). ``head``: the header line (what added words point at);
+    ``rows``: each row's span and its cells (None: the markdown row's); ``after_row``: called after each row."""
+    headers = [text[hs:he] for hs, he in headers_spans]  # rendered with the rest later
+    if _category_columns(text, headers, rows):
+        for row, cells in rows:
+            for k, (cs, ce) in enumerate(cells if cells is not None else _cells(text, *row)):
+                if k < len(headers) and text[cs:ce].strip().lower() not in _EMPTY:
+                    out.copy(cs, ce)
+                    out.emit(": " + _predicate(headers[k]) + ". ", row[0], row[1])
+            after_row(row)
+        return
+    # header cells no statement reads (the first column's, a header over cells that say what they are, a table
+    # without rows): every reader shows them, so they are read once, before the rows
+    used: set[int] = set()
+    dry = [budget[0]]
+    for row, cells in rows:
+        _row(PassOutput(text), text, row, headers, dry, used, cells)
+    rest = list(dict.fromkeys(hs for k, hs in enumerate(headers_spans) if k not in used and hs[0] < hs[1]
+                              and text[hs[0] : hs[1]].strip().lower() not in _EMPTY))  # a spanning header once
+    for n, (hs, he) in enumerate(rest):
+        if n:
+            out.emit(", ", *head)
+        out.copy(hs, he)
+    if rest:  # before the first statement, as its heading (alone, a header line reads as a claim)
+        out.emit(": " if rows else ".\n", *head)
+    for row, cells in rows:
+        _row(out, text, row, headers, budget, used, cells)
+        after_row(row)
+
+
+#: words that make a header a predicate ("Can be returned", "Not returnable", "Eligible"): a column of a table whose
+#: headers all are says what its cells are (the cells are the members it applies to)
+_PREDICATE_WORDS = frozenset("can cannot can't could may must will won't is are isn't aren't not no non only allowed "
+                             "accepted excluded included eligible ineligible refundable returnable exchangeable "
+                             "available unavailable".split())
+_MARK_YES = "✅✓✔☑"
+_MARK_NO = "❌✗✘☒"
+
+
+def _predicate(header: str) -> str:
+    """A predicate header as it reads after its cell ("✅ Returnable" -> "returnable", "❌ Returnable" -> "not
+    returnable")."""
+    h = header.strip()
+    negated = False
+    while h and (h[0] in _MARK_YES or h[0] in _MARK_NO or h[0] in "\ufe0f "):
+        negated = negated or h[0] in _MARK_NO
+        h = h[1:]
+    words = _header_words(h)
+    return "not " + words if negated and not re.match(r"(?i)(not|non|no)\b", h) else words
+
+
+def _is_predicate(header: str) -> bool:
+    h = header.strip()
+    if not h:
+        return False
+    if h[0] in _MARK_YES or h[0] in _MARK_NO:
+        return True
+    ws = re.findall(r"[^\W\d_]+(?:'[a-z]+)?", h.lower())
+    return any(w in _PREDICATE_WORDS or w.endswith(("able", "ible")) for w in ws)
+
+
+def _category_columns(text: str, headers: list[str],
+                      rows: list[tuple[tuple[int, int], list[tuple[int, int]] | None]]) -> bool:
+    """A table whose headers are all predicates ("| Can be returned | Cannot be returned |"), every one of them
+    (the first column's too: a table whose first header names a thing, "Item", is read by rows), over cells that are
+    bare noun phrases (at most four words, no digit, no yes / no, no predicate word): each cell is a member of its
+    column ("Gift cards: can be returned.")."""
+    if len(headers) < 2 or not rows or not all(_is_predicate(h) for h in headers):
+        return False
+    seen = False
+    for row, cells in rows:
+        for cs, ce in cells if cells is not None else _cells(text, *row):
+            cell = text[cs:ce].strip()
+            if cell.lower() in _EMPTY:
+                continue
+            if (len(cell.split()) > 4 or re.search(r"\d", cell) or cell.lower().strip(".") in _YES | _NO
+                    or _is_predicate(cell)):
+                return False
+            seen = True
+    return seen
 
 
 def table_regions(text: str) -> list[tuple[int, int | None]]:
@@ -216,29 +306,13 @@ def markdown_blocks(text: str) -> tuple[str, PassMap | None]:
             if "|" in line and nxt is not None and _is_delimiter_row(text[nxt_inner : nxt[1]]):
                 headers_spans = _cells(text, inner, e)
                 if len(headers_spans) == len(_cells(text, nxt_inner, nxt[1])):
-                    headers = [text[hs:he] for hs, he in headers_spans]  # rendered with the rest later
-                    rows = []
+                    rows: list[tuple[tuple[int, int], list[tuple[int, int]] | None]] = []
                     j = i + 2
                     while j < len(lines) and _table_line(text, *lines[j]):
-                        rows.append((_inner(text, *lines[j]), lines[j][1]))
+                        rows.append(((_inner(text, *lines[j]), lines[j][1]), None))
                         j += 1
-                    # header cells no statement reads (the first column's, a header over cells that say what they
-                    # are, a table without rows): every reader shows them, so they are read once, before the rows
-                    used: set[int] = set()
-                    dry = [budget[0]]
-                    for row in rows:
-                        _row(PassOutput(text), text, row, headers, dry, used)
-                    rest = [hs for k, hs in enumerate(headers_spans) if k not in used and hs[0] < hs[1]
-                            and text[hs[0] : hs[1]].strip().lower() not in _EMPTY]
-                    for n, (hs, he) in enumerate(rest):
-                        if n:
-                            out.emit(", ", s, e)
-                        out.copy(hs, he)
-                    if rest:  # before the first statement, as its heading (alone, a header line reads as a claim)
-                        out.emit(": " if rows else ".\n", s, e)
-                    for row in rows:
-                        _row(out, text, row, headers, budget, used)
-                        out.copy(row[1], min(row[1] + 1, b))  # the row's newline
+                    read_table(out, text, (s, e), headers_spans, rows, budget,
+                               lambda row: out.copy(row[1], min(row[1] + 1, b)))  # the row's newline
                     i = j
                     continue
             m = _RULE.match(line)

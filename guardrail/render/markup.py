@@ -898,3 +898,144 @@ def html_entities(text: str) -> tuple[str, PassMap | None]:
 
     outside_fences(text, out, each)  # code shows entities as written
     return out.done()
+
+
+# -- 0. text an HTML reader hides (comments, hidden elements): the reading of a client that renders HTML
+#: elements whose content a browser never shows
+_HIDDEN_ELEMENTS = frozenset({"template", "noscript", "script", "style", "head"})
+#: a ``style`` that hides its element
+_HIDING_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|content-visibility\s*:\s*hidden",
+                           re.I)
+_HIDDEN_OPEN = re.compile(r"<!--|<[A-Za-z]", re.I)
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+                   "wbr", "param"})
+#: a comment that only names where the answer came from ("<!-- source: policy -->", "<!-- ref: kb-123 -->"): a label
+#: a plain-text reader takes for the answer's metadata, never a claim (at most four words after the key)
+_PROVENANCE = re.compile(r"<!--[ \t]*(?:source|sources|src|ref|refs|reference|references|cite|citation|citations|"
+                         r"id|doc|doc[-_ ]?id|document|kb|chunk|chunk[-_ ]?id|passage|context|retrieved[-_ ]from|"
+                         r"from|url|link|file|page|section)[ \t]*[:=#][ \t]*[^\s<>]+(?:[ \t]+[^\s<>]+){0,3}[ \t]*-->",
+                         re.I)
+
+
+def _hiding(tag: re.Match[str]) -> bool:
+    """Whether an opening tag hides its element: a hidden element kind, the ``hidden`` attribute, a hiding style."""
+    if tag.group("close"):
+        return False
+    if tag.group("name").lower() in _HIDDEN_ELEMENTS:
+        return True
+    for am in _ATTR.finditer(tag.group("attrs") or ""):
+        attr = am.group(1).lower()
+        value = next((am.group(g) for g in (2, 3, 4) if am.group(g) is not None), None)
+        if attr == "hidden" or (attr == "style" and value is not None and _HIDING_STYLE.search(value)):
+            return True
+    return False
+
+
+def _escaped(text: str, at: int, a: int) -> bool:
+    k = at
+    while k > a and text[k - 1] == "\\":
+        k -= 1
+    return (at - k) % 2 == 1
+
+
+def _hidden_in(text: str, a: int, b: int, *, provenance_only: bool) -> list[tuple[int, int | None]]:
+    """The hidden regions of ``text[a:b]`` (no code block in it), see :func:`hidden_regions`."""
+    out: list[tuple[int, int | None]] = []
+    ticks: list[tuple[int, int]] = []
+    if "`" in text[a:b]:  # a code span shows its markup as written
+        for ca, cb in _chunks(text, a, b):
+            ticks += _backtick_pairs([(m.start(), m.end()) for m in _TICKS.finditer(text, ca, cb)])
+        ticks = _merge(ticks)
+    pos = a
+    while True:
+        m = _HIDDEN_OPEN.search(text, pos, b)
+        if m is None:
+            break
+        s = m.start()
+        if _escaped(text, s, a) or (ticks and _inside(ticks, s, s + 1)):
+            pos = s + 1
+            continue
+        if m.group() == "<!--":
+            close = text.find("-->", s + 4, b)
+            end: int | None = None if close < 0 else close + 3
+            if text.startswith(("<!-->", "<!--->"), s):  # an empty comment, closed at once (HTML5)
+                end = s + 5 if text.startswith("<!-->", s) else s + 6
+            if not provenance_only or (end is not None and _PROVENANCE.fullmatch(text, s, end)):
+                out.append((s, end))
+            if end is None:
+                break
+            pos = end
+            continue
+        tag = _HTML_TAG.match(text, s, b)
+        if provenance_only or tag is None or not _hiding(tag):
+            pos = s + 1 if tag is None else tag.end()
+            continue
+        name = tag.group("name").lower()
+        if name in _VOID or tag.group().endswith("/>"):
+            out.append((s, tag.end()))
+            pos = tag.end()
+            continue
+        depth, k, end = 1, tag.end(), -1
+        same = re.compile(rf"<(/?){re.escape(name)}(?=[\s/>])", re.I)
+        raw = name in ("script", "style", "noscript")  # raw text: no element nests in one
+        while depth:
+            n = same.search(text, k, b)
+            if n is None:
+                break
+            if n.group(1):
+                depth -= 1
+            elif not raw:
+                depth += 1
+            close_end = text.find(">", n.end(), b)
+            k = n.end() if close_end < 0 else close_end + 1
+            if depth == 0:
+                end = k
+        out.append((s, end if end >= 0 else None))
+        if end < 0:
+            break
+        pos = end
+    return out
+
+
+def hidden_regions(text: str, *, provenance_only: bool = False) -> list[tuple[int, int | None]]:
+    """What a client that renders HTML hides (its reader never sees it), as (start, end) offsets in order: comments
+    (``<!-- ... -->``), elements with the ``hidden`` attribute or a hiding style (``display:none``,
+    ``visibility:hidden``), ``<template>``, ``<noscript>``, ``<script>``, ``<style>`` and ``<head>`` with their
+    content; not in code (fenced, indented or a code span) and not escaped. End None: opened and not closed at the
+    end of ``text`` (hidden to the end; a stream waits for its end). ``provenance_only``: only comments that name a
+    source (``<!-- source: policy -->``), which no reader takes for a claim."""
+    if "<" not in text:
+        return []
+    out: list[tuple[int, int | None]] = []
+    pos = 0
+    for start, end in code_blocks(text):
+        out += _hidden_in(text, pos, start, provenance_only=provenance_only)
+        pos = end
+    out += _hidden_in(text, pos, len(text), provenance_only=provenance_only)
+    return out
+
+
+def _removed(text: str, regions: list[tuple[int, int | None]]) -> tuple[str, PassMap | None]:
+    if not regions:
+        return text, None
+    out = PassOutput(text)
+    pos = 0
+    for s, e in regions:
+        out.copy(pos, s)
+        pos = len(text) if e is None else e
+    out.copy(pos, len(text))
+    return out.done()
+
+
+def hidden_html(text: str) -> tuple[str, PassMap | None]:
+    """The text with what an HTML reader hides removed (see :func:`hidden_regions`): the reading of a client that
+    renders HTML (a browser, a chat UI, GitHub with raw HTML)."""
+    return _removed(text, hidden_regions(text))
+
+
+def provenance_comments(text: str) -> tuple[str, PassMap | None]:
+    """The text with the comments that only name a source removed (``<!-- source: policy -->``): metadata to every
+    reader, never a claim."""
+    if "<!--" not in text:
+        return text, None
+    return _removed(text, hidden_regions(text, provenance_only=True))

@@ -27,6 +27,30 @@ def rtl_overrides(text: str) -> tuple[str, PassMap | None]:
     return out.done()
 
 
+# -- terminal control sequences
+#: what a terminal reads as a command rather than text: ESC (CSI ``ESC[``, OSC ``ESC]``, DCS, APC, PM, any escape),
+#: the C1 introducers a terminal may honour (CSI U+009B, OSC U+009D, DCS U+0090, SOS U+0098, PM U+009E, APC U+009F),
+#: backspace, and a carriage return inside a line (a terminal writes the rest of the line over its start)
+_TERMINAL = re.compile(r"[\x1b\x08\x90\x98\x9b\x9d\x9e\x9f]|\r+(?![\r\n]|\Z)")
+_TERMINAL_NAMES = {"\x1b": "an escape sequence (ESC)", "\x08": "a backspace", "\x9b": "a C1 control sequence (CSI)",
+                   "\x9d": "a C1 control sequence (OSC)"}
+
+
+def terminal_controls(text: str) -> str | None:
+    """What in ``text`` a terminal takes for a command that hides, moves or overwrites text, as a phrase ("an escape
+    sequence (ESC) at offset 14"), or None. A terminal shows ``Gift cards can\\x1b[8m not\\x1b[28m be returned.``
+    as "Gift cards can be returned." (SGR 8 conceals), and a backspace or a carriage return inside a line overwrites
+    what was written; colours conceal too (black on black). No faithful answer needs them: an answer holding one is
+    not read (the checks refuse it; block mode blocks it with this reason)."""
+    m = _TERMINAL.search(text)
+    if m is None:
+        return None
+    ch = m.group()[0]
+    what = ("a carriage return inside a line" if ch == "\r"
+            else _TERMINAL_NAMES.get(ch, f"a C1 control (U+{ord(ch):04X})"))
+    return f"{what} at offset {m.start()}"
+
+
 # -- 6. unicode
 _SPECIAL = re.compile(r"[^\t\n\r\x20-\x7e]+")
 #: the blocks of combining marks every script uses (diacritical marks, their extensions and supplement, marks for

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from guardrail.render.blocks import table_regions
-from guardrail.render.markup import code_blocks, struck_regions
+from guardrail.render.markup import code_blocks, hidden_regions, struck_regions
 from guardrail.text import Span, split_sentences
 
 #: characters that may end a sentence: only a chunk holding one (or the few characters after one) re-splits the tail
@@ -68,11 +68,14 @@ class SentenceAssembler:
         tail = self._tail
         spans = split_sentences(tail)
         if "<" in tail or "~" in tail or "    " in tail or "\t" in tail or "|" in tail:
-            # struck text, code blocks and tables are read whole, as in the whole answer (a code block from its
-            # indentation: alone, "<del>x</del>" of an indented block would read as struck, where a reader sees it as
-            # written; a table's header line alone reads as a claim it is not)
+            # struck text, hidden HTML, code blocks and tables are read whole, as in the whole answer (a code block from
+            # its indentation: alone, "<del>x</del>" of an indented block would read as struck, where a reader sees it
+            # as written; a table's header line alone reads as a claim it is not)
             n = len(tail)
             regions: list[tuple[int, int | None]] = [*struck_regions(tail)]
+            # a comment or a hidden element splits nothing: a client that renders HTML reads the sentence around it
+            # as one ("Gift cards can<!-- not. Yes, --> be returned."); one not closed yet may hide the rest
+            regions += [(a, b) for a, b in hidden_regions(tail) if b is not None or not final]
             regions += [(a, n if b is None and final else b) for a, b in table_regions(tail)]  # at the end: it ended
             regions += [(a, b if final or b < n else None) for a, b in code_blocks(tail)]
             spans = _bridged(spans, sorted(regions, key=lambda r: r[0]), n, final)
