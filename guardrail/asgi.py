@@ -37,12 +37,14 @@ Actions (from the guard's policy):
   "content_filter"``).
 
 An answer the guard cannot read (unknown shape or content type, invalid UTF-8 or JSON, an unsupported or corrupt
-``Content-Encoding``, over 32 MB) is never passed as checked: it follows the policy's ``on_error`` (blocked by
+``Content-Encoding``, over 32 MB, a stream of more than ``max_stream_events`` events, 100,000 by default, comments and
+empty events included) is never passed as checked: it follows the policy's ``on_error`` (blocked by
 default in block mode; otherwise delivered and marked unchecked: ``x-guardrail-outcome: unchecked`` with
 ``x-guardrail-action`` the action taken, or, for a stream whose headers are already out, a ``guardrail`` field with the
 same on its last event; flag mode never blocks: ``fail_closed`` flags it, ``fail_open`` passes it), and is logged and
 counted once (``guardrail_check_errors_total{reason="unreadable"}``). Compressed answers (gzip, deflate) are decoded to be
-checked and go out decoded (without ``Content-Encoding``).
+checked and go out decoded (without ``Content-Encoding``). A body over a few hundred KB is decoded and parsed in a
+worker thread: reading 30 MB of JSON takes seconds, and every other request would wait for it on the event loop.
 """
 
 from __future__ import annotations
@@ -59,7 +61,17 @@ from typing import Any
 from guardrail import wire
 from guardrail.access_log import log_request
 from guardrail.asgi_json import Bodiless, ErrorAnswer, Passthrough, ResponseExtractor, Sniff, json_messages, refusal
-from guardrail.asgi_stream import Message, Receive, Responder, Scope, Send, header, unchecked_headers, without
+from guardrail.asgi_stream import (
+    MAX_STREAM_EVENTS,
+    Message,
+    Receive,
+    Responder,
+    Scope,
+    Send,
+    header,
+    unchecked_headers,
+    without,
+)
 from guardrail.checks.claims import question_in_conversation
 from guardrail.errors import ConfigurationError, UnreadableError
 from guardrail.guard import Guard
@@ -229,6 +241,7 @@ class GuardrailMiddleware:
         block_status: int = 400,
         json_field: str | None = None,
         body_timeout_s: float = 30.0,
+        max_stream_events: int = MAX_STREAM_EVENTS,
     ) -> None:
         self.app = app
         self.guard = guard
@@ -240,6 +253,10 @@ class GuardrailMiddleware:
         self.json_field = json_field
         #: seconds a guarded request's body may take to arrive (then 408)
         self.body_timeout_s = body_timeout_s
+        if max_stream_events < 1:
+            raise ConfigurationError(f"max_stream_events must be at least 1, got {max_stream_events}")
+        #: events an answer's stream may send, comments and empty events included (one more: unreadable)
+        self.max_stream_events = max_stream_events
         #: signs the error events the app behind writes itself (the gateway's relay): their messages are delivered
         self.origin = secrets.token_hex(16)
         # flag-mode stream checks that run after the last byte went out (tracked, never orphaned)
@@ -368,6 +385,7 @@ class _Exchange:
         self.status: int | None = None  # what the client got
         self.origin = mw.origin
         self.stream_error = False  # an error event came in the answer's stream
+        self.max_stream_events = mw.max_stream_events
         self.verdict: Verdict | None = None  # the answer's verdict, once made
         self.recording = _Recording()
         self.body = b""

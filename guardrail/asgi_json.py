@@ -14,14 +14,24 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from guardrail import wire
-from guardrail.asgi_stream import Exchange, Message, Responder, StreamResponder, header, info, without
+from guardrail.asgi_stream import OFF_LOOP_BYTES, Exchange, Message, Responder, StreamResponder, header, info, without
 from guardrail.errors import UnreadableError
 from guardrail.verdict import Verdict, worst
 
 ResponseExtractor = Callable[[Any], str | None]
+T = TypeVar("T")
+
+
+async def off_loop(size: int, encoding: str | None, fn: Callable[[], T]) -> T:
+    """``fn()`` (decoding, parsing or writing a body of ``size`` bytes): in a worker thread when the body is over
+    :data:`~guardrail.asgi_stream.OFF_LOOP_BYTES` or compressed (a small gzip body may decode to 32 MB), so that
+    reading one large answer (30 MB of JSON takes seconds) does not stall every other request on the event loop."""
+    if size > OFF_LOOP_BYTES or (encoding or "identity").strip().lower() != "identity":
+        return await asyncio.to_thread(fn)
+    return fn()
 
 
 # --------------------------------------------------------------------------- JSON answers
@@ -199,20 +209,8 @@ class ErrorAnswer(Sniff):
         if more and self.size <= wire.MAX_BODY_BYTES:
             return
         raw = b"".join(p for p, _ in self.pieces)
-        try:
-            decoder = wire.Decoder(header(self.start_msg.get("headers", []), b"content-encoding"))
-            decoded = decoder.decode(raw) + decoder.flush()
-        except UnreadableError:
-            # over the limit: read (and refused) as an answer is; corrupt compressed data: an error, as sent
-            decoded, answer = b"", self.size > wire.MAX_BODY_BYTES
-        else:
-            try:
-                answer = wire.sniff(decoded[:64]) == "sse" or is_answer(wire.loads(decoded))
-            except UnreadableError:
-                # not JSON to the guard's reader: a proxy's page or plain text is an error, delivered as sent; a body
-                # that a more lenient reader may take for an answer (an object or list, duplicate keys, a stray
-                # byte, an event stream behind a line of its own) is read as one, and so is unreadable
-                answer = looks_like_answer(decoded)
+        encoding = header(self.start_msg.get("headers", []), b"content-encoding")
+        answer = await off_loop(len(raw), encoding, lambda: self._holds_answer(raw, encoding))
         if answer:
             await self._hand_to(Buffered(self.ex))
             return
@@ -220,6 +218,21 @@ class ErrorAnswer(Sniff):
         self.ex.responder = passthrough
         await passthrough.start(self.start_msg)
         await passthrough.body(raw, more)
+
+    def _holds_answer(self, raw: bytes, encoding: str | None) -> bool:
+        try:
+            decoder = wire.Decoder(encoding)
+            decoded = decoder.decode(raw) + decoder.flush()
+        except UnreadableError:
+            # over the limit: read (and refused) as an answer is; corrupt compressed data: an error, as sent
+            return self.size > wire.MAX_BODY_BYTES
+        try:
+            return wire.sniff(decoded[:64]) == "sse" or is_answer(wire.loads(decoded))
+        except UnreadableError:
+            # not JSON to the guard's reader: a proxy's page or plain text is an error, delivered as sent; a body
+            # that a more lenient reader may take for an answer (an object or list, duplicate keys, a stray
+            # byte, an event stream behind a line of its own) is read as one, and so is unreadable
+            return looks_like_answer(decoded)
 
 
 class Buffered(Responder[BodyExchange]):
@@ -245,23 +258,32 @@ class Buffered(Responder[BodyExchange]):
             return
         raw = b"".join(self.chunks)
         headers = list(self.start_msg.get("headers", []))
+        encoding = header(headers, b"content-encoding")
         try:
-            decoder = wire.Decoder(header(headers, b"content-encoding"))
             for k, v in headers:  # every Content-Type a client may take
                 if k.lower() == b"content-type":
                     wire.check_charset(v.decode("latin-1"))
-            decoded = decoder.decode(raw) + decoder.flush()
-            kind = wire.sniff(decoded[:64])
-            if kind == "sse":
+            echo = self.ex.echo() if self.ex.mw.response_extractor is None else frozenset()
+            decoded, read = await off_loop(len(raw), encoding, lambda: self._read(raw, encoding, echo))
+            if read is None:
                 await self._as_stream(decoded)
                 return
-            body = wire.loads(decoded)
-            texts = self._texts(body)
+            body, texts = read
             self.ex.question_contexts()  # a question the guard cannot read makes the answer unreadable
         except UnreadableError as exc:
             await self.ex.unreadable(exc, self.start_msg, raw)
             return
         await self._check(headers, decoded, body, texts)
+
+    def _read(self, raw: bytes, encoding: str | None,
+              echo: frozenset[str]) -> tuple[bytes, tuple[Any, list[tuple[int, str]]] | None]:
+        """The decoded body, and the parsed body with its answer texts (None: an event stream)."""
+        decoder = wire.Decoder(encoding)
+        decoded = decoder.decode(raw) + decoder.flush()
+        if wire.sniff(decoded[:64]) == "sse":
+            return decoded, None
+        body = wire.loads(decoded)
+        return decoded, (body, self._texts(body, echo))
 
     async def _check(self, headers: list[tuple[bytes, bytes]], decoded: bytes, body: Any,
                      texts: list[tuple[int, str]]) -> None:
@@ -287,20 +309,20 @@ class Buffered(Responder[BodyExchange]):
                 wire.replace_answers(body, failed, ex.guard.policy.fallback_message)
             if ex.mw.json_field is not None:
                 body[ex.mw.json_field] = verdict.to_dict(evidence=False)
-            out = json.dumps(body, ensure_ascii=False).encode()
+            out = await off_loop(len(decoded), None, lambda: json.dumps(body, ensure_ascii=False).encode())
         headers.append((b"content-length", str(len(out)).encode()))
         ex.closed = True
         await ex.send({**self.start_msg, "headers": headers + verdict_headers(verdict)})
         await ex.send({"type": "http.response.body", "body": out, "more_body": False})
 
-    def _texts(self, body: Any) -> list[tuple[int, str]]:
+    def _texts(self, body: Any, echo: frozenset[str]) -> list[tuple[int, str]]:
         custom = self.ex.mw.response_extractor
         if custom is not None:
             text = custom(body)
             if not isinstance(text, str):
                 raise UnreadableError("the response_extractor found no answer text in the body")
             return [(0, text)]
-        texts = list(wire.iter_texts(wire.read_answers(body, echo=self.ex.echo())))
+        texts = list(wire.iter_texts(wire.read_answers(body, echo=echo)))
         # the choices together are bounded as one answer is: an upstream may not set the request's CPU cost
         limit = self.ex.guard.evaluator.faithfulness_config.max_response_chars
         total = sum(len(t) for _, t in texts)

@@ -38,6 +38,15 @@ Send = Callable[[Message], Awaitable[None]]
 
 logger = logging.getLogger("guardrail")
 
+#: events a stream may send, comments and empty events included (``GuardrailMiddleware(max_stream_events=...)``,
+#: ``RequestLimits.max_stream_events``): reading each one costs the event loop some microseconds whether it holds text
+#: or not, so a flood of keep-alive comments under the byte cap would hold a request (and the loop) for minutes
+MAX_STREAM_EVENTS = 100_000
+#: a received piece longer than this is decoded and parsed in a worker thread, not on the event loop
+OFF_LOOP_BYTES = 256 * 1024
+#: events read on the event loop between two yields to the other requests
+EVENTS_PER_YIELD = 2_000
+
 
 # --------------------------------------------------------------------------- shared helpers
 def header(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> str | None:
@@ -78,6 +87,8 @@ class Exchange(Protocol):
     #: the answer's stream carried an error event (the upstream's, or the gateway's for a stream that broke off or
     #: timed out): logged with the request
     stream_error: bool
+    #: events the answer's stream may send (comments and empty events included); one more makes it unreadable
+    max_stream_events: int
 
     def question_contexts(self) -> tuple[str, list[str]]: ...
 
@@ -213,7 +224,7 @@ class StreamResponder(Responder[Exchange]):
     def __init__(self, ex: Exchange, *, buffered: bool = False) -> None:
         super().__init__(ex)
         self.buffered = buffered
-        self.parser = wire.SSEParser()
+        self.parser = wire.SSEParser(max_events=ex.max_stream_events)
         self.decoder: wire.Decoder | None = None
         # None: not open yet (the events before the answer's first text go out as they come), or, without an adapter,
         # the body goes out as received (unread)
@@ -262,15 +273,28 @@ class StreamResponder(Responder[Exchange]):
         else:
             await self.ex.send(message)
 
-    def _parse(self, data: bytes, more: bool) -> list[wire.SSEEvent]:
+    def _decode(self, data: bytes, more: bool) -> bytes:
         if self.decoder is not None:
             data = self.decoder.decode(data)
             if not more:
                 data += self.decoder.flush()
+        return data
+
+    def _feed(self, data: bytes, more: bool) -> list[wire.SSEEvent]:
         events = self.parser.feed(data)
         if not more:
             events += self.parser.close()
-        return events
+        return [_withheld(ev, self.ex) for ev in events]
+
+    async def _parse(self, data: bytes, more: bool) -> list[wire.SSEEvent]:
+        """The events these bytes complete; a large piece (32 MB of comments in one message is 10M events) is
+        decoded and parsed in a worker thread, so the other requests do not wait for it."""
+        if len(data) > OFF_LOOP_BYTES:
+            return await asyncio.to_thread(lambda: self._feed(self._decode(data, more), more))
+        data = self._decode(data, more)  # a small compressed piece may decode to a large one
+        if len(data) > OFF_LOOP_BYTES:
+            return await asyncio.to_thread(self._feed, data, more)
+        return self._feed(data, more)
 
     async def body(self, data: bytes, more: bool) -> None:
         adapter = self.adapter
@@ -278,24 +302,31 @@ class StreamResponder(Responder[Exchange]):
             await self._emit([data], final=not more)
             return
         try:
-            events = [_withheld(ev, self.ex) for ev in self._parse(data, more)]
-        except UnreadableError as exc:  # the rest cannot be read (corrupt encoding, an oversized event): it ends here
+            events = await self._parse(data, more)
+        except UnreadableError as exc:
+            # the rest cannot be read (corrupt encoding, an oversized event, too many events): it ends here
             (self.gate or self._open(adapter)).abort(exc)
             events = []
         early: list[bytes] = []  # before the answer's first text: no text, nothing to check, out at once
         gate = self.gate
+        first = 0
         if gate is None:
-            while events and adapter.quiet(events[0]):
-                early.append(events.pop(0).raw)
-            if not events and more:
+            while first < len(events) and adapter.quiet(events[first]):
+                early.append(events[first].raw)
+                first += 1
+                if first % EVENTS_PER_YIELD == 0:
+                    await asyncio.sleep(0)
+            if first == len(events) and more:
                 await self._emit(early, final=False)
                 return
             gate = self._open(adapter)
         due = False
-        for ev in events:
-            due = gate.offer(ev) or due
+        for i in range(first, len(events)):
+            due = gate.offer(events[i]) or due
             if gate.stopped:
                 break
+            if (i + 1) % EVENTS_PER_YIELD == 0:  # reading events is cheap, but a piece may hold thousands of them
+                await asyncio.sleep(0)
         items = await asyncio.to_thread(gate.take) if due else gate.take()
         if not gate.holds and not gate.stopped:  # flag mode: [DONE] waits for the verdict event
             self.done.extend(ev.raw for ev in items if ev.done)

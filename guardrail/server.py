@@ -158,7 +158,8 @@ class Gateway:
             ],
             lifespan=self.lifespan,
         )
-        self.app = GuardrailMiddleware(inner, guard, routes=ROUTES, body_timeout_s=self.limits.body_timeout_s)
+        self.app = GuardrailMiddleware(inner, guard, routes=ROUTES, body_timeout_s=self.limits.body_timeout_s,
+                                       max_stream_events=self.limits.max_stream_events)
 
     # ----------------------------------------------------------------- lifecycle
     @asynccontextmanager
@@ -387,6 +388,8 @@ class ServeConfig:
     max_contexts: int = 256
     max_context_chars: int = 100_000
     max_body_bytes: int = 10 * 1024 * 1024
+    #: events of an upstream stream, comments included (RequestLimits.max_stream_events)
+    max_stream_events: int = 100_000
     log_level: str = "info"
     log_format: str = "json"
     #: a shared scorer pool (OIP v2, ``guardrail serve-scorer``): the forward passes run there, the tokenizers here
@@ -434,7 +437,7 @@ def build_app(cfg: ServeConfig) -> GuardrailMiddleware:
     faith_cfg = FaithfulnessConfig(max_response_chars=cfg.max_response_chars)
     evaluator = Evaluator(nli=nli, embedder=embedder, checks=policy.checks, faithfulness=faith_cfg)
     limits = RequestLimits(max_body_bytes=cfg.max_body_bytes, max_contexts=cfg.max_contexts,
-                           max_context_chars=cfg.max_context_chars)
+                           max_context_chars=cfg.max_context_chars, max_stream_events=cfg.max_stream_events)
     evaluator.evaluate("warm up", ["Warm-up context."], "Warm-up answer.")  # load models before the first request
     shadow = None
     if cfg.judge_model:

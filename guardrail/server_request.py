@@ -11,6 +11,7 @@ import numpy as np
 
 from guardrail import wire
 from guardrail.asgi import MAX_REQUEST_BYTES, prompt_question, request_contexts
+from guardrail.asgi_stream import MAX_STREAM_EVENTS
 from guardrail.errors import ConfigurationError, InputError
 
 #: nesting deeper than this in a request is refused (400), not parsed into a RecursionError
@@ -41,11 +42,14 @@ class RequestLimits:
     max_context_chars: int | None = 100_000
     #: an upstream answer, decoded (a JSON body, or a whole stream) (502 / an error event)
     max_upstream_bytes: int = wire.MAX_BODY_BYTES
+    #: events of an upstream stream, comments and empty events included (over it: unreadable, per on_error)
+    max_stream_events: int = MAX_STREAM_EVENTS
     #: seconds a request body may take to arrive (408): a body that trickles in holds a connection
     body_timeout_s: float = 30.0
 
     def __post_init__(self) -> None:
-        for name in ("max_body_bytes", "max_depth", "max_choices", "max_contexts", "max_upstream_bytes"):
+        for name in ("max_body_bytes", "max_depth", "max_choices", "max_contexts", "max_upstream_bytes",
+                     "max_stream_events"):
             if getattr(self, name) < 1:
                 raise ConfigurationError(f"RequestLimits.{name} must be at least 1, got {getattr(self, name)}")
         if not self.body_timeout_s > 0:

@@ -173,6 +173,8 @@ def _serve_parser(sub: Sub[argparse.ArgumentParser]) -> None:
     srv.add_argument("--max-context-chars", type=int, default=100_000,
                      help="characters of a request's chunks together (more: 400)")
     srv.add_argument("--max-body-bytes", type=int, default=10 * 1024 * 1024, help="request body size (more: 413)")
+    srv.add_argument("--max-stream-events", type=int, default=100_000,
+                     help="events of an upstream stream, comments and keep-alives included (more: unreadable)")
     srv.add_argument("--log-level", choices=["debug", "info", "warning", "error"], default="info",
                      help="info logs one line per guarded request (route, status, action, scores, check and "
                           "upstream time)")

@@ -49,6 +49,7 @@ _RANGES: tuple[tuple[str, str, float, float], ...] = (
     ("--max-contexts", "max_contexts", 1, 10_000),
     ("--max-context-chars", "max_context_chars", 1, 100_000_000),
     ("--max-body-bytes", "max_body_bytes", 1024, 1024**3),
+    ("--max-stream-events", "max_stream_events", 1, 100_000_000),
     ("--scorer-timeout", "scorer_timeout", 0.01, 3600),
     ("--scorer-retries", "scorer_retries", 0, 10),
 )
@@ -95,6 +96,7 @@ def _config(args: argparse.Namespace) -> Any:
         judge_metrics=tuple(m.strip() for m in args.judge_metrics.split(",") if m.strip()), judge_rate=args.judge_rate,
         max_response_chars=args.max_response_chars, max_contexts=args.max_contexts,
         max_context_chars=args.max_context_chars, max_body_bytes=args.max_body_bytes,
+        max_stream_events=args.max_stream_events,
         log_level=args.log_level, log_format=args.log_format,
         scorer_url=args.scorer_url, scorer_timeout=args.scorer_timeout, scorer_retries=args.scorer_retries,
     )

@@ -206,6 +206,9 @@ def describe(value: Any) -> str:
             type(None): "null"}.get(type(value), type(value).__name__)
 
 
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
 def walk(value: Any, where: str) -> Iterator[tuple[str, str, bool]]:
     """Every string under ``value``: (path, string, is_key); iterative, bounded in depth."""
     stack: list[tuple[Any, str, int]] = [(value, where, 0)]
@@ -221,9 +224,10 @@ def walk(value: Any, where: str) -> Iterator[tuple[str, str, bool]]:
                     path = w + name(k)
                     yield path, k, True
                     stack.append((x, path, depth + 1))
-            else:
-                for i, x in enumerate(v):
-                    stack.append((x, f"{w}[{i}]", depth + 1))
+            elif not _SCALARS.issuperset(map(type, v)):
+                # numbers, booleans and nulls hold no string: a list of them only (30 MB of zeros) is passed over in
+                # C, and elsewhere a path is made only for what may hold one
+                stack.extend([(x, f"{w}[{i}]", depth + 1) for i, x in enumerate(v) if isinstance(x, (str, dict, list))])
 
 
 # --------------------------------------------------------------------------- rules

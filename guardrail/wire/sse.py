@@ -1,6 +1,12 @@
 """Server-Sent Events: :class:`SSEParser` reads an event stream incrementally: each byte is scanned once, lines end at
-CR, LF or CRLF only (never at U+2028 inside a JSON string), and an event is bounded in size; :func:`event_bytes` and
-:data:`DONE` write events."""
+CR, LF or CRLF only (never at U+2028 inside a JSON string), an event is bounded in size and a stream in events;
+:func:`event_bytes` and :data:`DONE` write events.
+
+Lines end at CR, LF or CRLF for the guard, as the WHATWG rules say, but a client that splits lines as Python's
+``str.splitlines`` does (httpx's ``iter_lines``, many hand-written clients) also ends them at VT, FF, FS, GS, RS, NEL,
+U+2028 and U+2029 (and one that decodes the stream as Latin-1, as requests does for ``text/*``, at every 0x85 byte). Such
+a character in a comment or an ``event``/``id``/``retry`` line, or in a data line before what reads as a ``data`` field,
+would show such a client a data line the guard never read: the event is unreadable."""
 
 from __future__ import annotations
 
@@ -30,6 +36,12 @@ class SSEEvent:
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 _BOM = b"\xef\xbb\xbf"
 _FIELDS = (b"event", b"id", b"retry")
+#: what a line splitter other than the WHATWG one takes for a line end: VT, FF, FS, GS, RS, NEL (0x85: a byte of its
+#: own to a Latin-1 reader, the end of U+0085 in UTF-8) and U+2028 / U+2029 in UTF-8
+_OTHER_BREAK = re.compile(rb"[\x0b\x0c\x1c-\x1e\x85]|\xe2\x80[\xa8\xa9]")
+_BREAK_NAMES = "VT, FF, FS, GS, RS, NEL, U+2028 or U+2029"
+#: a line a lenient client takes for a data field ("data:", "Data :")
+_DATA_FIELD = re.compile(r"data\s*:", re.IGNORECASE)
 
 
 class SSEParser:
@@ -37,19 +49,23 @@ class SSEParser:
     with or without one space, CR, LF or CRLF line ends, comments, multi-line data joined by LF).
 
     ``feed(bytes)`` returns the events completed by these bytes; ``close()`` the last one if the
-    stream ended without a blank line. Bytes are scanned once; an event over ``max_event_bytes`` raises
-    :class:`UnreadableError`.
+    stream ended without a blank line. Bytes are scanned once; an event over ``max_event_bytes``, or the event after
+    ``max_events`` of them (comments and empty events count: each costs a reader's work, text or not), raises
+    :class:`UnreadableError` at once (the rest of the bytes fed are not scanned).
     """
 
-    def __init__(self, max_event_bytes: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, max_event_bytes: int = MAX_BODY_BYTES, max_events: int | None = None) -> None:
         self.max_event_bytes = max_event_bytes
+        self.max_events = max_events
+        self.events = 0  # events dispatched so far
         self._buf = bytearray()
         self._scan = 0  # where the search for the next line end resumes
         self._line_start = 0
         self._data: list[bytes] = []
         self._has_field = False
         self._bom_checked = False
-        self._strange = False  # a line that is not a field every client reads the same way
+        #: why a line of the event is not read the same way by every client (None: every line is)
+        self._strange: str | None = None
 
     def feed(self, data: bytes) -> list[SSEEvent]:
         self._buf += data
@@ -70,6 +86,7 @@ class SSEParser:
             if line:
                 self._field(line)
                 continue
+            self._count()
             events.append(self._dispatch(bytes(buf[: m.end()])))
             del buf[: m.end()]
             self._line_start = self._scan = 0
@@ -88,13 +105,20 @@ class SSEParser:
             if line:
                 self._field(line)
         raw = bytes(buf)
-        if not self._data and not self._has_field:
-            self._buf = bytearray()
-            self._line_start = self._scan = 0
-            return [SSEEvent(raw, empty=True)] if raw else []  # trailing bytes go out too: nothing is lost
         self._buf = bytearray()
         self._line_start = self._scan = 0
+        if not raw:
+            return []
+        self._count()
+        if not self._data and not self._has_field:
+            return [SSEEvent(raw, empty=True)]  # trailing bytes go out too: nothing is lost
         return [self._dispatch(raw)]
+
+    def _count(self) -> None:
+        self.events += 1
+        if self.max_events is not None and self.events > self.max_events:
+            raise UnreadableError(f"the stream sent more than {self.max_events:,} events (comments and empty events "
+                                  "included; max_stream_events)")
 
     def _skip_bom(self) -> None:
         """One BOM at the start of the stream is not part of it (WHATWG); it stays in the first event's bytes."""
@@ -104,23 +128,27 @@ class SSEParser:
 
     def _field(self, line: bytes) -> None:
         self._has_field = True
-        if line.startswith(b":"):
-            return
         name, _, value = line.partition(b":")
-        if value.startswith(b" "):
-            value = value[1:]
         if name == b"data":
-            self._data.append(value)
-        elif name not in _FIELDS:
+            self._data.append(value[1:] if value.startswith(b" ") else value)
+            if _OTHER_BREAK.search(value) is not None and _smuggles(value):
+                self._strange = (f"a data line holds a line end to some clients ({_BREAK_NAMES}) before a data field, "
+                                 "so they read a data line that guardrail does not")
+        elif name and name not in _FIELDS:
             # a browser ignores it, a lenient client may not (" data:", "Data:", a second BOM): not read the same way
-            self._strange = True
+            self._strange = ("a line of the event is not an SSE field (data, event, id, retry) or a comment, so "
+                             "clients may read the event differently")
+        elif _OTHER_BREAK.search(line) is not None:
+            # a comment or an event/id/retry line carries no answer text: nothing in it needs one
+            what = f"the event's {name.decode('ascii')} line" if name else "a comment of the event"
+            self._strange = (f"{what} holds a line end to some clients ({_BREAK_NAMES}), so they may read a line "
+                             "that guardrail does not")
 
     def _dispatch(self, raw: bytes) -> SSEEvent:
         data, self._data, self._has_field = self._data, [], False
-        if self._strange:
-            self._strange = False
-            return SSEEvent(raw, malformed="a line of the event is not an SSE field (data, event, id, retry) or a "
-                                           "comment, so clients may read the event differently")
+        if self._strange is not None:
+            reason, self._strange = self._strange, None
+            return SSEEvent(raw, malformed=reason)
         if not data:
             return SSEEvent(raw, empty=True)
         joined = b"\n".join(data)
@@ -131,6 +159,17 @@ class SSEParser:
         except UnreadableError as exc:
             return SSEEvent(raw, malformed=str(exc))
         return SSEEvent(raw, payload)
+
+
+def _smuggles(value: bytes) -> bool:
+    """True when a line that some client splits at :data:`_OTHER_BREAK` shows it a ``data:`` field after a split (as
+    lenient clients read a line: leading whitespace and a BOM dropped, any case). A faithful answer's text may hold a
+    raw U+2028 or a letter whose UTF-8 ends in 0x85 ("х", "Å"): what follows it is no data field."""
+    for piece in _OTHER_BREAK.split(value)[1:]:
+        for text in (piece.decode("utf-8", "replace"), piece.decode("latin-1")):
+            if _DATA_FIELD.match(text.lstrip().lstrip("\ufeff\u200b").lstrip()) is not None:
+                return True
+    return False
 
 
 def event_bytes(payload: Any) -> bytes:
