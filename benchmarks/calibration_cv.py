@@ -118,7 +118,8 @@ def extract(model_dir: Path, rows: list[dict[str, Any]], question_context: str |
         ctx = set(tokens(" ".join(r["contexts"])))
         sents = [s for s in res.sentences if s.checked]
         feats = [sentence_features(s.entailment or 0.0, s.contradiction, s.coverage or 0.0, s.context_coverage or 0.0,
-                                   bool(s.unsupported_terms), absent_share(s.text, ctx), len(s.text)) for s in sents]
+                                   bool(s.unsupported_terms), absent_share(s.text, ctx), len(s.text),
+                                   res.context_sentences) for s in sents]
         ents = [s.entailment or 0.0 for s in sents]
         out.append({"id": r["id"], "features": feats, "min_entailment": min(ents) if ents else 1.0})
     return out

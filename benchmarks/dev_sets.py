@@ -95,7 +95,7 @@ def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: Faithfu
         for s in sents:
             basis = s.hypothesis if not s.hypothesis.startswith("Q: ") else s.text
             f = sentence_features(s.entailment or 0.0, s.contradiction, s.coverage or 0.0, s.context_coverage or 0.0,
-                                  bool(s.unsupported_terms), 0.0, len(basis))
+                                  bool(s.unsupported_terms), 0.0, len(basis), res.context_sentences)
             f["verbatim"] = 1.0 if s.verbatim else 0.0
             f["max_contradiction"] = s.max_contradiction if s.max_contradiction is not None else 0.0
             if s.subject_conflict is not None:

@@ -72,7 +72,7 @@ def test_calibrate_writes_model_metadata_used_by_the_check(tiny_nli: Path, tmp_p
 
 def test_contradicted_sentence_never_passes_on_lexical_signals() -> None:
     # weights that trust word overlap a lot: without the cap a contradicted copy-with-a-flip scores high
-    cal = Calibrator(FEATURES, (0.1, -0.1, 1.0, 4.0, -2.0, -2.5, 0.0), -1.0)
+    cal = Calibrator(FEATURES[:7], (0.1, -0.1, 1.0, 4.0, -2.0, -2.5, 0.0), -1.0)  # the per-sentence features
     feats = sentence_features(0.07, 0.93, 1.0, 1.0, False, 0.0, 27)
     assert cal(feats) > 0.9
     capped = Calibrator(cal.features, cal.weights, cal.bias, contradiction_cap=0.5)
@@ -108,3 +108,18 @@ def test_shipped_calibration_blocks_contradictions_and_keeps_verbatim_copies() -
     # a copy of only part of a sentence, or with a word changed, is not verbatim
     part = check.run("How are refunds paid?", ctx, "Refunds are issued within 5 business days.").sentences[0]
     assert not part.verbatim
+
+
+def test_context_sentences_feature_counts_from_the_floor() -> None:
+    """``log_context_sentences``: contexts of up to SHORT_CONTEXT_SENTENCES sentences read alike, longer ones by count."""
+    import math
+
+    from guardrail.checks.calibration import SHORT_CONTEXT_SENTENCES
+
+    def feature(n: int) -> float:
+        return sentence_features(0.5, 0.1, 1.0, 1.0, False, 0.0, 20, n)["log_context_sentences"]
+
+    assert feature(0) == feature(3) == feature(SHORT_CONTEXT_SENTENCES) == math.log1p(SHORT_CONTEXT_SENTENCES)
+    assert feature(30) == math.log1p(30) > feature(SHORT_CONTEXT_SENTENCES)
+    assert "log_context_sentences" in FEATURES and "log_context_sentences" not in DEFAULT_FEATURES
+

@@ -181,7 +181,8 @@ class EvidenceBasis:
         if self.calibrator is None:
             return entailment
         return self.calibrator(sentence_features(entailment, contradiction, cov, ctx_cov, bool(terms),
-                                                 absent_share(basis, self.context_tokens), len(basis)),
+                                                 absent_share(basis, self.context_tokens), len(basis),
+                                                 self.index.num_sentences),
                                entailment, contradiction)
 
 

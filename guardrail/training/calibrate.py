@@ -87,7 +87,8 @@ def calibrate(model_dir: Path, rows: Sequence[dict[str, Any]], *, mode: str = "c
         ctx = set(tokens(" ".join(row["contexts"])))
         feats = [
             (sentence_features(s.entailment or 0.0, s.contradiction, s.coverage or 0.0, s.context_coverage or 0.0,
-                               bool(s.unsupported_terms), absent_share(s.text, ctx), len(s.text)),
+                               bool(s.unsupported_terms), absent_share(s.text, ctx), len(s.text),
+                               res.context_sentences),
              s.entailment or 0.0, s.contradiction)
             for s in res.sentences if s.checked
         ]
