@@ -372,6 +372,10 @@ def _file_pieces(message: Message) -> list[tuple[bytes, bool]]:
     return [(p, k == len(pieces) - 1) for k, p in enumerate(pieces)]
 
 
+#: a request body over this many bytes is parsed in a worker thread (as a large answer is: asgi_json)
+_PARSE_IN_THREAD = 256 * 1024
+
+
 class _Exchange:
     """One guarded request: reads the request, then hands the response to the responder its kind needs."""
 
@@ -395,6 +399,8 @@ class _Exchange:
         self.started = time.perf_counter()
         self.first_byte: float | None = None
         self._echo: frozenset[str] | None = None
+        #: the request body parsed once (question, contexts, echo and n all read it): a value, or the error it raised
+        self._parsed: tuple[Any, UnreadableError | None] | None = None
 
     async def run(self) -> None:
         try:  # a body that trickles in would hold the connection (and its memory) for as long as the client likes
@@ -407,6 +413,8 @@ class _Exchange:
         if body is None:
             return
         self.body = body
+        if len(body) > _PARSE_IN_THREAD:  # a large request is parsed off the event loop (other requests keep going)
+            await asyncio.to_thread(self._payload)
         token = _current.set(self.recording)
         try:
             await self.mw.app(self.scope, self._replay, self._send)
@@ -450,10 +458,8 @@ class _Exchange:
         self.recording.used = True
         q, c = self.recording.query, self.recording.contexts
         if q is None or c is None:
-            try:
-                parsed = wire.loads(self.body) if self.body else None
-            except UnreadableError:
-                parsed = None
+            parsed, failed = self._payload()
+            parsed = None if failed else parsed
             rq, rc = self.mw.request_extractor(parsed)
             if q is None and rq is None and isinstance(parsed, dict):
                 _, problem = prompt_question(parsed)
@@ -499,18 +505,27 @@ class _Exchange:
     def echo(self) -> frozenset[str]:
         """The strings of the request, which an answer may repeat (the Responses API echoes instructions, tools...)."""
         if self._echo is None:
+            parsed, failed = self._payload()
             try:
-                self._echo = wire.request_strings(wire.loads(self.body) if self.body else None)
+                self._echo = frozenset() if failed else wire.request_strings(parsed)
             except UnreadableError:
                 self._echo = frozenset()
         return self._echo
 
+    def _payload(self) -> tuple[Any, UnreadableError | None]:
+        """The request body as JSON (None for no body), or the error reading it raised; parsed once."""
+        if self._parsed is None:
+            try:
+                self._parsed = (wire.loads(self.body) if self.body else None, None)
+            except UnreadableError as exc:
+                self._parsed = (None, exc)
+        return self._parsed
+
     def choices(self) -> int | None:
         """How many answers the request asked for: its ``n``, 1 for an OpenAI-style generation request that names
         none (``messages`` or ``prompt``); None when that is not known (an app's own request shape)."""
-        try:
-            payload = wire.loads(self.body) if self.body else None
-        except UnreadableError:
+        payload, failed = self._payload()
+        if failed is not None:
             return None
         if not isinstance(payload, dict) or not ("n" in payload or "messages" in payload or "prompt" in payload):
             return None

@@ -264,3 +264,37 @@ def test_a_list_of_numbers_is_passed_over_and_a_string_among_them_is_found() -> 
     assert list(walk({"x": [0] * 1000}, "")) == [(".x", "x", True)]
     found = [(p, s) for p, s, is_key in walk({"x": [0, 1.5, None, True, "words here", [2, "more"]]}, "") if not is_key]
     assert sorted(found) == [(".x[4]", "words here"), (".x[5][1]", "more")]
+
+
+def test_a_large_request_is_parsed_once_off_the_loop(evaluator: Evaluator, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The middleware reads the question, the contexts, the strings an answer may echo and ``n`` from one parse of
+    the request body; a body over 256 KB is parsed in a worker thread (a 10 MB request held the loop three times)."""
+    import guardrail.wire
+
+    calls: list[tuple[int, int]] = []
+    real = guardrail.wire.loads
+
+    def spy(data: bytes) -> Any:
+        calls.append((len(data), threading.get_ident()))
+        return real(data)
+
+    monkeypatch.setattr(guardrail.wire, "loads", spy)
+    seen: dict[str, int] = {}
+
+    async def ask(request: Request) -> Response:
+        seen["loop"] = threading.get_ident()
+        return Response(dumps(chat(GOOD)), media_type="application/json")
+
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    app = GuardrailMiddleware(Starlette(routes=[Route("/ask", ask, methods=["POST"])]), guard, routes=["/ask"])
+    with TestClient(app) as client:
+        for padding, off_loop in ((0, False), (300_000, True)):
+            body = json.dumps({"messages": [{"role": "user", "content": Q}],
+                               "contexts": [*CTX, "Store hours vary. " * (padding // 17)]}).encode()
+            calls.clear()
+            r = client.post("/ask", content=body, headers={"content-type": "application/json"})
+            assert r.status_code == 200 and r.headers["x-guardrail-action"] == "pass", r.text
+            parses = [ident for size, ident in calls if size == len(body)]
+            assert len(parses) == 1  # question, contexts, echo and n: one parse
+            assert (parses[0] != seen["loop"]) == off_loop
+    guard.close()
