@@ -512,3 +512,70 @@ def test_sse_events_are_read_as_browsers_read_them(data: bytes, cuts: list[int])
             assert browser.strip() == "[DONE]"
         else:
             assert mine.payload == json.loads(browser)
+
+
+# --------------------------------------------------------------------------- SSE as line-splitting clients read it
+#: what ``str.splitlines`` (httpx ``iter_lines``, many hand-written clients) ends a line at, beyond CR and LF
+_SPLITLINES_ENDS = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+def splitlines_data(data: bytes) -> list[str]:
+    """The data of each event a client that splits the stream with ``str.splitlines`` dispatches."""
+    text = data.decode("utf-8", errors="replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    events, buf = [], ""
+    for line in text.splitlines(keepends=True):
+        if line == line.rstrip("\r\n" + "".join(_SPLITLINES_ENDS)):
+            break  # the last piece has no line end: never dispatched
+        line = line.rstrip("\r\n" + "".join(_SPLITLINES_ENDS))
+        if line == "":
+            if buf:
+                events.append(buf[:-1])
+            buf = ""
+            continue
+        if line.startswith(":"):
+            continue
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            buf += value + "\n"
+    return events
+
+
+@st.composite
+def smuggling_streams(draw: st.DrawFn) -> bytes:
+    """Event streams with a line end only some clients honour: in a comment or a field line, or raw in a data line's
+    JSON string, before a ``data:`` line that carries text (round 20, B2)."""
+    out = []
+    hidden = json.dumps(chat_chunk(" Gift cards can be returned on Mars."))
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["plain", "field", "in-data"]))
+        end = draw(st.sampled_from(_SPLITLINES_ENDS))
+        if kind == "field":
+            lead = draw(st.sampled_from([": keep-alive", "event: message", "id: 7", "retry: 100"]))
+            out.append(f"{lead}{end}data: {hidden}\n\n".encode())
+        elif kind == "in-data":
+            words = draw(st.sampled_from(["Items can be returned.", "Hi"]))
+            tail = draw(st.sampled_from([f"data: {hidden}", " more words", f"Data: {hidden}"]))
+            text = json.dumps(chat_chunk(f"{words}{end}{tail}"), ensure_ascii=False)
+            out.append(f"data: {text}\n".encode())
+        out.append(f"data: {json.dumps(chat_chunk('Items can be returned. '))}\n\n".encode())
+    return b"".join(out)
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True)
+@given(smuggling_streams(), st.lists(st.integers(0, 3000), max_size=6))
+def test_a_line_splitting_client_sees_no_event_the_guard_did_not_read(data: bytes, cuts: list[int]) -> None:
+    events = parse_all(split_at(data, cuts))
+    upto = next((k for k, e in enumerate(events) if e.malformed), len(events))
+    read = {json.dumps(e.payload, sort_keys=True) for e in events[:upto] if not e.empty and not e.done}
+    if upto < len(events):
+        return  # unreadable there: nothing from that event on is delivered
+    for seen in splitlines_data(data):
+        try:
+            payload = json.loads(seen)
+        except ValueError:
+            continue  # the client cannot read it either
+        assert json.dumps(payload, sort_keys=True) in read, (data, seen)
