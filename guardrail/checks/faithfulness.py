@@ -787,9 +787,10 @@ class FaithfulnessCheck:
                 evidence += [sentence_evidence(numbers[i], dataclasses.replace(items[i], check=False), [], _NO_PAIRS,
                                                basis) for i in group]
                 continue
-            pairs, per_item = select_premises([it.hypothesis if it.check else None for it in part], prepared.index,
-                                              prepared.units, prepared.singles, basis.question_words, budget, cfg)
             subjects = [claim_words(it.hypothesis if it.claim else it.text) if it.check else frozenset() for it in part]
+            pairs, per_item = select_premises([it.hypothesis if it.check else None for it in part], prepared.index,
+                                              prepared.units, prepared.singles, basis.question_words, budget, cfg,
+                                              subjects)
             borrows = [functools.partial(_lends_polarity, prepared.index, it.hypothesis, words) if it.check else None
                        for it, words in zip(part, subjects)]
             scores = score_pairs(self.nli, pairs, per_item, cfg.stop_at, subjects, borrows)

@@ -9,6 +9,7 @@ with the NLI model in rounds: round r reads the r-th premise of every sentence t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -60,17 +61,22 @@ def select_premises(
     question_words: Sequence[str],
     budget: int,
     cfg: PremiseSettings,
+    subjects: Sequence[frozenset[str]] | None = None,
 ) -> tuple[list[tuple[str, str]], list[Refs]]:
     """The distinct (premise text, hypothesis) pairs in id order, and each hypothesis's premises (none for a None
-    hypothesis: a sentence that is not checked)."""
+    hypothesis: a sentence that is not checked). ``subjects``: per hypothesis, its claim's subject words: the clauses
+    that decide a claim whose premises only lend it its polarity are read too (:func:`borrowed_clauses`)."""
     pair_ids: dict[tuple[str, str], int] = {}
     per_item: list[Refs] = []
-    for hypothesis in hypotheses:
+    for k, hypothesis in enumerate(hypotheses):
         if hypothesis is None:
             per_item.append([])
             continue
         refs: Refs = []
-        for premise in _premises(hypothesis, index, units, singles, question_words, budget, cfg):
+        chosen = _premises(hypothesis, index, units, singles, question_words, budget, cfg)
+        if subjects is not None and cfg.mode != "exhaustive":
+            chosen += borrowed_clauses(chosen, index, hypothesis, subjects[k])
+        for premise in chosen:
             pair = (premise.text, hypothesis)
             refs.append((pair_ids.setdefault(pair, len(pair_ids)), premise))
         per_item.append(refs)
@@ -202,9 +208,14 @@ NEGATIONS = frozenset("no not never none nothing cannot nor neither".split()) | 
 _PARTIAL = frozenset("some certain many most several few not other specific particular".split())
 
 
+#: a word negative by its prefix: "non-returnable", "nonrefundable", "unreturnable", "ineligible"
+_NEGATIVE_WORD = re.compile(r"non-[a-z]{3,}|(?:non|un)[a-z]{2,}(?:able|ible)|ineligible|excluded|prohibited|forbidden")
+
+
 def negative(text: str) -> bool:
-    """The text holds a negation word."""
-    return any(t.lower() in NEGATIONS for t in tokenize(text))
+    """The text holds a negation word ("not", "cannot", "never", ...) or a word negative by its prefix
+    ("non-returnable")."""
+    return any(t.lower() in NEGATIONS or _NEGATIVE_WORD.fullmatch(t.lower()) for t in tokenize(text))
 
 
 def borrowed_polarity(premise: Premise, index: ContextIndex, hypothesis: str, subject: frozenset[str]) -> list[Span]:
@@ -227,8 +238,11 @@ def borrowed_polarity(premise: Premise, index: ContextIndex, hypothesis: str, su
         if not subject:
             return []
     text = index.contexts[premise.chunk]
-    inside = [(span, ws) for span, ws in zip(index.sentences[premise.chunk], index.sentence_words[premise.chunk])
-              if premise.span.start <= span.start and span.end <= premise.span.end]
+    inside: list[tuple[Span, frozenset[str]]] = []
+    for span, ws in zip(index.sentences[premise.chunk], index.sentence_words[premise.chunk]):
+        if premise.span.start <= span.start and span.end <= premise.span.end:
+            parts = clauses(text, span)  # "Gift cards cannot be returned, but items can ...": two clauses
+            inside += [(span, ws)] if len(parts) == 1 else [(c, frozenset(content_stems(c.of(text)))) for c in parts]
     if len(inside) < 2:
         return []
     naming = [span for span, ws in inside if subject <= ws]
@@ -237,6 +251,39 @@ def borrowed_polarity(premise: Premise, index: ContextIndex, hypothesis: str, su
     if not any(negative(span.of(text)) != against for span, _ in inside if span not in naming):
         return []
     return naming
+
+
+#: where a sentence joins two clauses that may say opposite things of two subjects: ", but", ", while", ", whereas",
+#: ", although", ", though", ", yet", ";" and a dash
+_CLAUSE_BREAK = re.compile(r",\s+(?:but|while|whereas|although|though|yet)\s+|;\s+|\s+[\u2013\u2014]\s+|\s+--\s+", re.I)
+
+
+def clauses(text: str, span: Span) -> list[Span]:
+    """The clauses of the sentence ``span`` of ``text``, split where it joins two (:data:`_CLAUSE_BREAK`); the
+    sentence itself when it has one."""
+    out, start = [], span.start
+    for m in _CLAUSE_BREAK.finditer(text, span.start, span.end):
+        if text[start : m.start()].strip():
+            out.append(Span(start, m.start()))
+        start = m.end()
+    if text[start : span.end].strip():
+        out.append(Span(start, span.end))
+    return out or [span]
+
+
+def borrowed_clauses(premises: Sequence[Premise], index: ContextIndex, hypothesis: str,
+                     subject: frozenset[str]) -> list[Premise]:
+    """The clauses that decide a claim whose premises only lend it its polarity (:func:`borrowed_polarity`) and that
+    are no whole sentence, so that no premise holds them alone: read after the others ("Items cannot be returned."
+    against "Gift cards cannot be returned, but items can be returned within 30 days.")."""
+    extra: list[Premise] = []
+    have = {(p.chunk, p.span) for p in premises}
+    for premise in premises[:2]:
+        for span in borrowed_polarity(premise, index, hypothesis, subject):
+            if (premise.chunk, span) not in have and span not in index.sentences[premise.chunk]:
+                have.add((premise.chunk, span))
+                extra.append(Premise(premise.chunk, span, span.of(index.contexts[premise.chunk])))
+    return extra[:2]
 
 
 def _settles(pid: int, premise: Premise, ent_of: dict[int, float], stop_at: float | None,

@@ -38,6 +38,9 @@ _CITATION = re.compile(r"[ \t]?(?<![^\W_])(?<!\])(?:\[\d{1,3}(?:[ \t]*[,\u2013-]
                        r"|(?<![^\n])[ \t]{0,3}\[\^[^\]\s]{1,24}\]:[ \t]*|(?:\[\^[^\]\s]{1,24}\])+(?![(:])"
                        # (not a unit's exponent: "5 m²", "cm³", "500 metres²": see citation_marks)
                        r"|(?:(?<=[A-Za-z]{3})|(?<=[.,;:!?)\]]))[\u00b9\u00b2\u00b3\u2070\u2074-\u2079]+(?![\w])")
+#: what follows a bracketed number that is part of its clause, not a citation: a lower-case word, a digit, a unit or
+#: currency sign ("within [90] days", "[30] %"); a citation stands at a clause's end, before a mark or another marker
+_IN_CLAUSE = re.compile(r"[ \t]*[a-z0-9%$\u20ac\u00a3]")
 #: words after which superscript digits are an exponent, not a footnote ("500 metres²", "10 inches²")
 _UNIT_WORDS = frozenset("metre metres meter meters feet foot inch inches yard yards mile miles kilometre kilometres "
                         "kilometer kilometers centimetre centimetres centimeter centimeters millimetre millimetres "
@@ -389,6 +392,8 @@ def citation_marks(text: str) -> tuple[str, PassMap | None]:
                 before = re.findall(r"[A-Za-z]+", text[max(a, m.start() - 24) : m.start()])
                 if before and before[-1].lower() in _UNIT_WORDS:
                     continue  # an exponent
+            elif "]:" not in m.group() and _IN_CLAUSE.match(text, m.end(), b):
+                continue  # "within [90] days": a word of the clause follows, the brackets hold a number it states
             out.copy(pos, m.start())
             pos = m.end()
         out.copy(pos, b)
