@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from guardrail import wire
@@ -183,8 +183,10 @@ class SSEEvents:
             return None  # tool-call or refusal pieces are never cut
         return wire.SSEEvent(wire.with_text(ev.payload, text))
 
-    def stop_items(self, choices: Sequence[int], text: str | None, verdict: Verdict) -> list[wire.SSEEvent]:
-        return [wire.SSEEvent(wire.stop_events(self.template, list(choices) or [0], text, info(verdict)), done=True)]
+    def stop_items(self, choices: Sequence[int], text: Mapping[int, str | None], verdict: Verdict,
+                   finished: frozenset[int] = frozenset()) -> list[wire.SSEEvent]:
+        return [wire.SSEEvent(wire.stop_events(self.template, list(choices) or [0], text, info(verdict), finished),
+                              done=True)]
 
     def verdict_event(self, verdict: Verdict) -> wire.SSEEvent | None:
         """A chunk with no choices that carries the verdict (``guardrail``), in the shape of the stream's chunks (as a

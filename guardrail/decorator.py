@@ -114,8 +114,10 @@ class _TextChunks:
     def cut(self, item: str, choice: int, text: str) -> str:
         return text
 
-    def stop_items(self, choices: Sequence[int], text: str | None, verdict: Verdict) -> list[str]:
-        return [StreamStopped(text if text is not None else self.marker, verdict)]
+    def stop_items(self, choices: Sequence[int], text: Mapping[int, str | None], verdict: Verdict,
+                   finished: frozenset[int] = frozenset()) -> list[str]:
+        fallback = next((t for t in text.values() if t is not None), None)  # one choice: a generator's text
+        return [StreamStopped(fallback if fallback is not None else self.marker, verdict)]
 
     def mark(self, item: str, verdict: Verdict) -> str:
         return item  # the verdict rides on the iterator (``verdict``)

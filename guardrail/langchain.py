@@ -31,7 +31,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Generator, Iterable, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -450,10 +450,12 @@ class _ChainChunks:
         piece = _cut_piece(value, text)  # its text (a string content) and nothing else
         return None if piece is None else {self.answer_key: piece}
 
-    def stop_items(self, choices: Sequence[int], text: str | None, verdict: Verdict) -> list[ChainDict]:
+    def stop_items(self, choices: Sequence[int], text: Mapping[int, str | None], verdict: Verdict,
+                   finished: frozenset[int] = frozenset()) -> list[ChainDict]:
         chunk: ChainDict = {"guardrail": verdict, "finish_reason": "content_filter"}
-        if text is not None:
-            chunk[self.answer_key] = text
+        fallback = next((t for t in text.values() if t is not None), None)  # one answer: a chain's output
+        if fallback is not None:
+            chunk[self.answer_key] = fallback
         return [chunk]
 
     def mark(self, item: ChainDict, verdict: Verdict) -> ChainDict:

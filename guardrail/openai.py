@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from guardrail import wire
@@ -147,7 +147,8 @@ class _SDKChunks:
         delta = first.delta.model_copy(update={"content": text})
         return chunk.model_copy(update={"choices": [first.model_copy(update={"delta": delta, "finish_reason": None})]})
 
-    def stop_items(self, choices: Sequence[int], text: str | None, verdict: Verdict) -> list[Any]:
+    def stop_items(self, choices: Sequence[int], text: Mapping[int, str | None], verdict: Verdict,
+                   finished: frozenset[int] = frozenset()) -> list[Any]:
         from openai.types.chat import ChatCompletionChunk
 
         template = self.template
@@ -156,7 +157,8 @@ class _SDKChunks:
             "object": "chat.completion.chunk",
             "created": template.created if template is not None else int(time.time()),
             "model": template.model if template is not None else "",
-            "choices": [{"index": i, "delta": {"content": text}, "finish_reason": "content_filter"}
+            "choices": [{"index": i, "delta": {"content": text.get(i)},
+                         "finish_reason": "stop" if i in finished else "content_filter"}
                         for i in (list(choices) or [0])],
         })]
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from test_bypass import upstream  # noqa: F401 - fixture
 
 from guardrail.checks.evaluator import Evaluator
 from guardrail.checks.pairing import clauses, negative
@@ -86,3 +87,63 @@ def test_clauses_and_negative_words() -> None:
     assert not negative("Items are returnable.") and not negative("Nonetheless, items are returnable.")
     assert citation_marks("within [90] days.")[0] == "within [90] days."
     assert citation_marks("within 30 days [1].")[0] == "within 30 days."
+
+
+# ------------------------------------------------------------------ F2: fallback with several choices
+def _two_choices(good: str, bad: str) -> list[bytes]:
+    from test_bypass import chunk, sse
+
+    return sse(chunk({"role": "assistant", "content": ""}), chunk({"content": good}, index=0),
+               chunk({"content": bad}, index=1), chunk({}, index=0, finish="stop"), chunk({}, index=1, finish="stop"))
+
+
+GOOD = "Items can be returned within 30 days of delivery."
+BAD = "Gift cards can be returned within 90 days."
+
+
+def test_fallback_replaces_only_the_failing_choice(upstream: str) -> None:  # noqa: F811 - fixture
+    """Fallback mode, a stream with n=2 whose choice 1 fails: choice 1 is replaced by the fallback message; choice 0,
+    which passed and went out whole, ends as finished and is not spliced with the message (round 21, F2), through
+    the gateway and the OpenAI client wrapper."""
+    import json
+
+    import httpx
+    import llm_server
+    import openai
+    from prometheus_client import CollectorRegistry
+    from test_bypass import script
+
+    from guardrail.openai import guard_openai
+    from guardrail.server import create_gateway
+    from guardrail.telemetry import Telemetry
+
+    guard = Guard(Evaluator(nli=NLIScorer(default_nli_model())), Policy(action="fallback", retrieval_relevance=None))
+    message = guard.policy.fallback_message
+    ask = {"model": "m", "messages": [{"role": "user", "content": "Can I return a gift card?"}], "contexts": ONE, "n": 2}
+    telemetry = Telemetry(CollectorRegistry(), route="gateway", model="upstream")
+    with llm_server.serve(create_gateway(upstream, guard, telemetry), lifespan="on") as url:
+        sid = script(_two_choices(GOOD, BAD), ctype="text/event-stream")
+        r = httpx.post(url + "/v1/chat/completions", json={**ask, "stream": True, "script": sid}, timeout=60)
+    texts: dict[int, str] = {}
+    ends: dict[int, str] = {}
+    for event in r.text.split("\n\n"):
+        if not event.startswith("data: {"):
+            continue
+        for c in json.loads(event[6:]).get("choices", []):
+            texts[c["index"]] = texts.get(c["index"], "") + (c.get("delta", {}).get("content") or "")
+            if c.get("finish_reason"):
+                ends[c["index"]] = c["finish_reason"]
+    assert texts == {0: GOOD, 1: message} and ends == {0: "stop", 1: "content_filter"}, (texts, ends)
+
+    guard = Guard(guard.evaluator, guard.policy)  # the gateway closed its guard as it shut down
+    client = guard_openai(openai.OpenAI(base_url=upstream, api_key="k", max_retries=0), guard)
+    stream = client.chat.completions.create(**ask, stream=True, extra_body={
+        "script": script(_two_choices(GOOD, BAD), ctype="text/event-stream")})
+    texts, ends = {}, {}
+    for ch in stream:
+        for c in ch.choices:
+            texts[c.index] = texts.get(c.index, "") + (c.delta.content or "")
+            if c.finish_reason:
+                ends[c.index] = c.finish_reason
+    assert texts == {0: GOOD, 1: message} and ends == {0: "stop", 1: "content_filter"}, (texts, ends)
+    guard.close()

@@ -62,8 +62,11 @@ class ChunkAdapter(Protocol[Item]):
         """The item with only ``text`` (a prefix of its text) for ``choice``; None when it cannot be cut."""
         ...
 
-    def stop_items(self, choices: Sequence[int], text: str | None, verdict: Verdict) -> list[Item]:
-        """The items that end a stopped stream (``text``: the fallback message, if any)."""
+    def stop_items(self, choices: Sequence[int], text: Mapping[int, str | None], verdict: Verdict,
+                   finished: frozenset[int] = frozenset()) -> list[Item]:
+        """The items that end a stopped stream (``text``: per choice, the fallback message that replaces it, or None:
+        a choice that did not fail ends where it was stopped, with no text added; ``finished``: choices that passed
+        and went out whole, which end as finished, not as stopped)."""
         ...
 
     def shows(self, choice: int, *, final: bool = False) -> bool:
@@ -335,8 +338,26 @@ class ReleaseGate(Generic[Item]):
                 self._mark = verdict  # delivered, in part unchecked (fail_open): the end says so
             return self._drain(final=True), verdict
         out = self._drain(final=False, split=True)  # whatever was released before the stop
-        text = self.policy.fallback_message if verdict.action == "fallback" else None
-        return [*out, *self.adapter.stop_items(sorted(self.streams), text, verdict)], verdict
+        return [*out, *self.adapter.stop_items(sorted(self.streams), self._replaced(verdicts, verdict), verdict,
+                                               self._whole(verdicts))], verdict
+
+    def _whole(self, verdicts: list[Verdict]) -> frozenset[int]:
+        """The choices that passed and whose every character went out (another choice stopped the answer)."""
+        if len(verdicts) != len(self.streams):
+            return frozenset()
+        return frozenset(i for (i, s), v in zip(self.streams.items(), verdicts)
+                         if v.action == "pass" and self.delivered.get(i, 0) == len(s.text) and s.text)
+
+    def _replaced(self, verdicts: list[Verdict], verdict: Verdict) -> dict[int, str | None]:
+        """Per choice, the fallback message that replaces it: only a choice whose own verdict failed (with several
+        choices, the one that passed is not spliced with another's fallback); every choice when the answer's verdict
+        is not one per choice (it could not be read)."""
+        if verdict.action != "fallback":
+            return {i: None for i in self.streams}
+        message = self.policy.fallback_message
+        if len(verdicts) != len(self.streams):
+            return {i: message for i in self.streams}
+        return {i: message if v.action == "fallback" else None for i, v in zip(self.streams, verdicts)}
 
 
 class _Gated(Generic[Item]):

@@ -11,6 +11,7 @@ unreadable."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -286,12 +287,15 @@ def with_text(payload: dict[str, Any], text: str) -> bytes:
     return event_bytes(out)
 
 
-def stop_events(template: Any, indices: list[int], text: str | None, info: dict[str, Any]) -> bytes:
-    """The final chunk of a stopped stream (``finish_reason: "content_filter"`` for each choice, with the optional
-    fallback text and a ``guardrail`` field), then ``[DONE]``; in the shape of ``template`` (the last event)."""
+def stop_events(template: Any, indices: list[int], texts: Mapping[int, str | None], info: dict[str, Any],
+                finished: frozenset[int] = frozenset()) -> bytes:
+    """The final chunk of a stopped stream (``finish_reason: "content_filter"`` for each choice, with the fallback text
+    that replaces it, if any, and a ``guardrail`` field), then ``[DONE]``; in the shape of ``template`` (the last
+    event)."""
     base = template if isinstance(template, dict) else {}
     if str(base.get("type", "")).startswith("response."):
         events: list[dict[str, Any]] = []
+        text = next((t for t in texts.values() if t), None)
         if text:
             events.append({"type": "response.output_text.delta", "delta": text})
         events.append({"type": "response.incomplete", "response": {"status": "incomplete",
@@ -301,7 +305,8 @@ def stop_events(template: Any, indices: list[int], text: str | None, info: dict[
     chat = not base or not isinstance(first, dict) or "text" not in first
     choices = []
     for i in indices or [0]:
-        choice: dict[str, Any] = {"index": i, "finish_reason": "content_filter"}
+        choice: dict[str, Any] = {"index": i, "finish_reason": "stop" if i in finished else "content_filter"}
+        text = texts.get(i)
         if chat:
             choice["delta"] = {"content": text} if text else {}
         else:
