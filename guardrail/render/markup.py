@@ -901,32 +901,118 @@ def html_entities(text: str) -> tuple[str, PassMap | None]:
 
 
 # -- 0. text an HTML reader hides (comments, hidden elements): the reading of a client that renders HTML
-#: elements whose content a browser never shows
-_HIDDEN_ELEMENTS = frozenset({"template", "noscript", "script", "style", "head"})
-#: a ``style`` that hides its element
-_HIDING_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|content-visibility\s*:\s*hidden",
-                           re.I)
-_HIDDEN_OPEN = re.compile(r"<!--|<[A-Za-z]", re.I)
+#: elements whose content a browser does not show in the flow: ``display: none`` in every browser's UA stylesheet
+#: (``head``, ``title``, ``script``, ``datalist``, ``rp`` in a ruby-capable browser, ...), content that is parsed but
+#: not rendered (``template``, ``noscript`` with scripting on, ``noembed``, ``noframes``), the fallback content of
+#: replaced elements (shown only when the media, frame or object fails: ``video``, ``audio``, ``canvas``, ``object``,
+#: ``iframe``, ``picture``), SVG (text only where a ``<text>`` places it, anywhere) and ``bdo`` (shown reversed)
+_HIDDEN_ELEMENTS = frozenset({"template", "noscript", "script", "style", "head", "title", "noembed", "noframes",
+                              "datalist", "rp", "video", "audio", "canvas", "object", "iframe", "picture", "svg",
+                              "bdo", "frameset"})
+#: attributes whose element's content the guard cannot know to be shown: ``style`` and ``class`` (the guard does not
+#: evaluate CSS: ``display:/**/none``, ``font-size:0``, ``color:transparent``, Tailwind's ``hidden`` and ``sr-only``,
+#: ``text-decoration:line-through``), ``hidden`` (also ``hidden="until-found"``), ``popover`` (``display: none``
+#: until opened); ``inert`` and ``aria-hidden`` take it from a screen reader's reader
+_HIDING_ATTRS = frozenset({"style", "class", "hidden", "popover", "inert", "aria-hidden"})
+#: elements shown only when ``open``: a closed ``dialog`` shows nothing, a closed ``details`` only its ``summary``
+_OPENABLE = frozenset({"dialog", "details"})
+#: void elements that stand for something else than their attributes: an image's ``alt`` is shown only when it does
+#: not load (a third reading; the plain one keeps it), an input's value in a box the guard cannot see
+_REPLACED_VOID = frozenset({"img", "area", "input", "embed", "image"})
+#: raw text: no element nests in one (the HTML parser reads to its end tag)
+_RAW_HIDDEN = frozenset({"script", "style", "noscript", "title", "textarea", "xmp", "iframe", "noembed", "noframes",
+                         "plaintext"})
+#: what opens a region the HTML tokenizer may hide: a comment (``<!--``), a bogus comment (``<!...>``, CDATA in HTML
+#: content, ``<?...>``, ``</`` and no letter), a tag, a markdown image (its alt text)
+_HIDDEN_OPEN = re.compile(r"<!--|<!|<\?|</(?![A-Za-z])|</?[A-Za-z]|!\[")
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
-                   "wbr", "param"})
+                   "wbr", "param", "image", "keygen", "basefont", "bgsound", "frame"})
 #: a comment that only names where the answer came from ("<!-- source: policy -->", "<!-- ref: kb-123 -->"): a label
 #: a plain-text reader takes for the answer's metadata, never a claim (at most four words after the key)
 _PROVENANCE = re.compile(r"<!--[ \t]*(?:source|sources|src|ref|refs|reference|references|cite|citation|citations|"
                          r"id|doc|doc[-_ ]?id|document|kb|chunk|chunk[-_ ]?id|passage|context|retrieved[-_ ]from|"
                          r"from|url|link|file|page|section)[ \t]*[:=#][ \t]*[^\s<>]+(?:[ \t]+[^\s<>]+){0,3}[ \t]*-->",
                          re.I)
+#: a markdown image: inline (``![alt](url "title")``) or by reference (``![alt][ref]``, ``![alt][]``)
+_MD_IMAGE = re.compile(r"!\[[^\[\]\n]*\](?:\([^()\s]*(?:\s+(?:\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'))?\s*\)"
+                       r"|\[[^\[\]\n]*\])")
+_TAG_SPACE = " \t\n\r\f"
+_SUMMARY = re.compile(r"<summary(?=[\s/>])", re.I)
+_SUMMARY_END = re.compile(r"</summary(?=[\s/>])", re.I)
+_OPTION = re.compile(r"<option(?=[\s/>])", re.I)
+_OPTION_END = re.compile(r"</?(?:option|optgroup|select)(?=[\s/>])", re.I)
 
 
-def _hiding(tag: re.Match[str]) -> bool:
-    """Whether an opening tag hides its element: a hidden element kind, the ``hidden`` attribute, a hiding style."""
-    if tag.group("close"):
+class _Tag:
+    """A tag as the HTML tokenizer reads it: its lower-cased name, whether it closes, its attributes (names
+    lower-cased, values entity-decoded, None for a bare one) and where it ends."""
+
+    __slots__ = ("attrs", "close", "end", "name")
+
+    def __init__(self, name: str, close: bool, attrs: dict[str, str | None], end: int) -> None:
+        self.name, self.close, self.attrs, self.end = name, close, attrs, end
+
+
+def _tokenize_tag(text: str, s: int, b: int) -> _Tag | None:
+    """The tag at ``text[s]`` (``<`` then a letter, or ``</`` then a letter) read as the HTML5 tokenizer reads it:
+    the name runs to a space, ``/`` or ``>``; a ``/`` between attributes is a space (``<span/hidden>`` has the
+    ``hidden`` attribute); a value is quoted or runs to a space or ``>``. None when ``text`` ends inside it (a browser
+    drops such a tag and all after it; a stream waits for its end)."""
+    k = s + 1
+    close = text.startswith("/", k)
+    if close:
+        k += 1
+    n = k
+    while n < b and text[n] not in _TAG_SPACE and text[n] not in "/>":
+        n += 1
+    name = text[k:n].lower()
+    attrs: dict[str, str | None] = {}
+    k = n
+    while True:
+        while k < b and (text[k] in _TAG_SPACE or text[k] == "/"):
+            k += 1
+        if k >= b:
+            return None
+        if text[k] == ">":
+            return _Tag(name, close, attrs, k + 1)
+        n = k + 1  # a name may start with "=" (a parse error, read as part of the name)
+        while n < b and text[n] not in _TAG_SPACE and text[n] not in "/>=":
+            n += 1
+        attr = text[k:n].lower()
+        k = n
+        while k < b and text[k] in _TAG_SPACE:
+            k += 1
+        value: str | None = None
+        if k < b and text[k] == "=":
+            k += 1
+            while k < b and text[k] in _TAG_SPACE:
+                k += 1
+            if k < b and text[k] in "\"'":
+                close_quote = text.find(text[k], k + 1, b)
+                if close_quote < 0:
+                    return None
+                value, k = text[k + 1 : close_quote], close_quote + 1
+            else:
+                n = k
+                while n < b and text[n] not in _TAG_SPACE and text[n] != ">":
+                    n += 1
+                value, k = text[k:n], n
+            value = html.unescape(value)
+        attrs.setdefault(attr, value)  # the first of a repeated attribute counts (HTML5)
+
+
+def _hiding(tag: _Tag) -> bool:
+    """Whether an opening tag's element is content a browser may not show: a hidden kind (see
+    :data:`_HIDDEN_ELEMENTS`), an attribute the guard cannot read the effect of (see :data:`_HIDING_ATTRS`; any
+    attribute of ``<font>``), a closed ``dialog`` or ``details``."""
+    if tag.close:
         return False
-    if tag.group("name").lower() in _HIDDEN_ELEMENTS:
+    if tag.name in _HIDDEN_ELEMENTS or (tag.name in _OPENABLE and "open" not in tag.attrs):
         return True
-    for am in _ATTR.finditer(tag.group("attrs") or ""):
-        attr = am.group(1).lower()
-        value = next((am.group(g) for g in (2, 3, 4) if am.group(g) is not None), None)
-        if attr == "hidden" or (attr == "style" and value is not None and _HIDING_STYLE.search(value)):
+    if tag.name in ("font", "basefont") and tag.attrs:
+        return True
+    for attr, value in tag.attrs.items():
+        if attr in _HIDING_ATTRS and not (attr == "aria-hidden" and (value or "").strip().lower() == "false"):
             return True
     return False
 
@@ -936,6 +1022,61 @@ def _escaped(text: str, at: int, a: int) -> bool:
     while k > a and text[k - 1] == "\\":
         k -= 1
     return (at - k) % 2 == 1
+
+
+def _comment_end(text: str, s: int, b: int) -> int | None:
+    """Where the comment or bogus comment opened at ``text[s]`` ends, as the HTML5 tokenizer ends it (None: not
+    before ``b``): ``<!-->`` and ``<!--->`` at once, a comment at ``-->`` or ``--!>``, a bogus comment (``<!...``,
+    ``<?...``, ``</`` and no letter) at the next ``>``."""
+    if text.startswith("<!--", s):
+        if text.startswith(("<!-->", "<!--->"), s):
+            return s + 5 if text.startswith("<!-->", s) else s + 6
+        ends = [e + len(mark) for mark in ("-->", "--!>") if (e := text.find(mark, s + 4, b)) >= 0]
+        return min(ends) if ends else None
+    close = text.find(">", s + 2, b)
+    return None if close < 0 else close + 1
+
+
+def _element_end(text: str, tag: _Tag, b: int) -> int:
+    """Where the element ``tag`` opens ends: after its matching end tag (same-name tags nested, counted; none in a
+    raw-text element), -1 when it is not closed before ``b``."""
+    depth, k = 1, tag.end
+    same = re.compile(rf"<(/?){re.escape(tag.name)}(?=[{_TAG_SPACE}/>])", re.I)
+    while True:
+        n = same.search(text, k, b)
+        if n is None:
+            return -1
+        close_end = text.find(">", n.end(), b)
+        k = n.end() if close_end < 0 else close_end + 1
+        if n.group(1):
+            depth -= 1
+            if depth == 0:
+                return k
+        elif tag.name not in _RAW_HIDDEN:
+            depth += 1
+
+
+def _shown_part(text: str, tag: _Tag, end: int) -> tuple[int, int] | None:
+    """The part of a hidden element a browser shows all the same: a closed ``details``' ``summary``, a ``select``'s
+    selected (or first) option."""
+    if tag.name == "details":
+        m = _SUMMARY.search(text, tag.end, end)
+        inner = _tokenize_tag(text, m.start(), end) if m else None
+        close = _SUMMARY_END.search(text, inner.end, end) if inner is not None else None
+        return (inner.end, close.start()) if inner is not None and close is not None else None
+    if tag.name == "select":
+        chosen = None
+        for m in _OPTION.finditer(text, tag.end, end):
+            opt = _tokenize_tag(text, m.start(), end)
+            if opt is not None and (chosen is None or "selected" in opt.attrs):
+                chosen = opt
+                if "selected" in opt.attrs:
+                    break
+        if chosen is None:
+            return None
+        stop = _OPTION_END.search(text, chosen.end, end)
+        return chosen.end, stop.start() if stop else end
+    return None
 
 
 def _hidden_in(text: str, a: int, b: int, *, provenance_only: bool) -> list[tuple[int, int | None]]:
@@ -955,42 +1096,41 @@ def _hidden_in(text: str, a: int, b: int, *, provenance_only: bool) -> list[tupl
         if _escaped(text, s, a) or (ticks and _inside(ticks, s, s + 1)):
             pos = s + 1
             continue
-        if m.group() == "<!--":
-            close = text.find("-->", s + 4, b)
-            end: int | None = None if close < 0 else close + 3
-            if text.startswith(("<!-->", "<!--->"), s):  # an empty comment, closed at once (HTML5)
-                end = s + 5 if text.startswith("<!-->", s) else s + 6
-            if not provenance_only or (end is not None and _PROVENANCE.fullmatch(text, s, end)):
+        opener = m.group()
+        if opener == "![":  # an image: its alt text is shown only when it does not load
+            image = _MD_IMAGE.match(text, s, b)
+            if image is None or provenance_only:
+                pos = s + 2
+                continue
+            out.append((s, image.end()))
+            pos = image.end()
+            continue
+        if opener in ("<!--", "<!", "<?", "</"):
+            end = _comment_end(text, s, b)
+            if not provenance_only or (opener == "<!--" and end is not None and _PROVENANCE.fullmatch(text, s, end)):
                 out.append((s, end))
             if end is None:
                 break
             pos = end
             continue
-        tag = _HTML_TAG.match(text, s, b)
-        if provenance_only or tag is None or not _hiding(tag):
-            pos = s + 1 if tag is None else tag.end()
+        tag = _tokenize_tag(text, s, b)
+        if tag is None:  # not ended: a browser drops the tag and what follows it (a stream waits for its end)
+            if not provenance_only:
+                out.append((s, None))
+            break
+        if provenance_only or tag.close or (not _hiding(tag) and tag.name not in ("select", *_REPLACED_VOID)):
+            pos = tag.end
             continue
-        name = tag.group("name").lower()
-        if name in _VOID or tag.group().endswith("/>"):
-            out.append((s, tag.end()))
-            pos = tag.end()
+        if tag.name in _VOID:
+            out.append((s, tag.end))
+            pos = tag.end
             continue
-        depth, k, end = 1, tag.end(), -1
-        same = re.compile(rf"<(/?){re.escape(name)}(?=[\s/>])", re.I)
-        raw = name in ("script", "style", "noscript")  # raw text: no element nests in one
-        while depth:
-            n = same.search(text, k, b)
-            if n is None:
-                break
-            if n.group(1):
-                depth -= 1
-            elif not raw:
-                depth += 1
-            close_end = text.find(">", n.end(), b)
-            k = n.end() if close_end < 0 else close_end + 1
-            if depth == 0:
-                end = k
-        out.append((s, end if end >= 0 else None))
+        end = _element_end(text, tag, b)
+        shown = _shown_part(text, tag, end) if end >= 0 else None
+        if shown is not None:
+            out += [(s, shown[0]), (shown[1], end)]
+        else:
+            out.append((s, end if end >= 0 else None))
         if end < 0:
             break
         pos = end
@@ -998,13 +1138,19 @@ def _hidden_in(text: str, a: int, b: int, *, provenance_only: bool) -> list[tupl
 
 
 def hidden_regions(text: str, *, provenance_only: bool = False) -> list[tuple[int, int | None]]:
-    """What a client that renders HTML hides (its reader never sees it), as (start, end) offsets in order: comments
-    (``<!-- ... -->``), elements with the ``hidden`` attribute or a hiding style (``display:none``,
-    ``visibility:hidden``), ``<template>``, ``<noscript>``, ``<script>``, ``<style>`` and ``<head>`` with their
-    content; not in code (fenced, indented or a code span) and not escaped. End None: opened and not closed at the
-    end of ``text`` (hidden to the end; a stream waits for its end). ``provenance_only``: only comments that name a
-    source (``<!-- source: policy -->``), which no reader takes for a claim."""
-    if "<" not in text:
+    """What a client that renders HTML may not show its reader, as (start, end) offsets in order, read as the HTML5
+    tokenizer reads it: comments and bogus comments (``<!-- ... -->``, ``<!...>``, ``<![CDATA[...]]>``, ``<?...>``,
+    ``</`` and no letter, to the next ``>``); elements whose content is not shown in the flow (see
+    :data:`_HIDDEN_ELEMENTS`: ``<head>``, ``<title>``, ``<script>``, ``<template>``, ``<datalist>``, ``<rp>``, the
+    fallback content of ``<video>``, ``<object>``, ``<iframe>``...; a closed ``<dialog>``; a closed ``<details>``
+    but for its summary; a ``<select>`` but for its selected or first option); elements with an attribute whose
+    effect the guard cannot know (``style``, ``class``, ``hidden`` in any spelling, ``popover``, ``inert``,
+    ``aria-hidden``; see :data:`_HIDING_ATTRS`): the guard does not evaluate CSS; images (``<img>``, ``![alt](url)``:
+    the alt text is not shown once the image loads); not in code (fenced, indented or a code span) and not escaped.
+    End None: opened and not closed at the end of ``text`` (hidden to the end; a stream waits for its end).
+    ``provenance_only``: only comments that name a source (``<!-- source: policy -->``), which no reader takes for a
+    claim."""
+    if "<" not in text and "![" not in text:
         return []
     out: list[tuple[int, int | None]] = []
     pos = 0

@@ -67,7 +67,7 @@ class SentenceAssembler:
         """The complete sentences of the text not yet released (``final``: the end of the answer, so all of them)."""
         tail = self._tail
         spans = split_sentences(tail)
-        if "<" in tail or "~" in tail or "    " in tail or "\t" in tail or "|" in tail:
+        if "<" in tail or "~" in tail or "    " in tail or "\t" in tail or "|" in tail or "![" in tail:
             # struck text, hidden HTML, code blocks and tables are read whole, as in the whole answer (a code block from
             # its indentation: alone, "<del>x</del>" of an indented block would read as struck, where a reader sees it
             # as written; a table's header line alone reads as a claim it is not)
