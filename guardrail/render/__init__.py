@@ -9,10 +9,13 @@ rendered, so that the checks score what the reader reads, not the bytes that spe
 What it does, in this order (each step is one pass; see :func:`render`):
 
 0. **Comments that only name a source** (``<!-- source: policy -->``, ``<!-- ref: kb-123 -->``) are removed: metadata
-   to every reader. :func:`render_shown` is the reading of a client that renders HTML: what it hides (comments,
-   ``hidden`` elements, ``display:none``, ``<template>``, ``<noscript>``, ``<script>``, ``<style>``, ``<head>``; see
-   :func:`~guardrail.render.markup.hidden_regions`) is removed first. The checks judge both readings and keep the
-   worse (``Gift cards can<!-- not --> be returned.`` is "can not" in plain text, "can" in a browser).
+   to every reader. :func:`render_shown` is the reading of a client that renders HTML: what it may not show is
+   removed first, read as the HTML tokenizer reads it (every comment form, bogus ones too: ``<!x>``, ``<?x>``,
+   ``</ x>``; elements not shown in the flow: ``<head>``, ``<title>``, ``<datalist>``, a closed ``<dialog>``, media
+   fallback content...; elements with ``style``, ``class``, ``hidden`` or another attribute whose effect the guard
+   cannot know, as it does not evaluate CSS; images' alt text; see :func:`~guardrail.render.markup.hidden_regions`).
+   The checks judge both readings and keep the worse (``Gift cards can<!-- not --> be returned.`` is "can not" in
+   plain text, "can" in a browser).
 1. **Struck text is removed**, only where every common reader strikes it (cmark-gfm, markdown-it, a browser's
    HTML5 parser): ``~~x~~`` (flanking as CommonMark reads it, within a line; a single ``~`` or ``~~~`` is text),
    ``<del>``, ``<s>``, ``<strike>`` where CommonMark reads raw HTML (not in code spans, link destinations, ``[...]``,
@@ -22,9 +25,10 @@ What it does, in this order (each step is one pass; see :func:`render`):
 2. **Markdown blocks**: a table is read as statements, one per row and column: the row's first cell with each other
    cell, and with its header where the cell needs it ("| Item | Return window | Fee |" / "| Shoes | 30 days of
    delivery | 5 |" -> "Shoes: 30 days of delivery. Shoes: fee: 5."; see ``_row``);
-   heading, block-quote and rule marks are dropped. Code (fenced, or indented by four columns after a blank line, as
-   CommonMark reads it) is kept as it is: nothing in it is markup (``<del>`` there is shown, so it is read). An HTML
-   ``<table>`` is read the same way, parsed into rows and cells (``colspan``/``rowspan`` expanded;
+   heading, block-quote and rule marks are dropped; a checklist's marks read as the label reply they stand for
+   ("- Gift cards ❌" -> "- Gift cards: no": :func:`~guardrail.render.blocks.checklist_marks`). Code (fenced, or
+   indented by four columns after a blank line, as CommonMark reads it) is kept as it is: nothing in it is markup
+   (``<del>`` there is shown, so it is read). An HTML ``<table>`` is read the same way, parsed into rows and cells (``colspan``/``rowspan`` expanded;
    :mod:`~guardrail.render.tables`), and a table whose headers are all predicates ("| Can be returned | Cannot be
    returned |") reads each cell with its header ("Gift cards: can be returned.").
 3. **Inline marks**: emphasis, inline-code ticks, backslash escapes and HTML tags are dropped; a link reads as its
@@ -70,7 +74,7 @@ Text layer: this package imports nothing of guardrail outside it.
 
 from __future__ import annotations
 
-from guardrail.render.blocks import citation_marks, list_numbers, markdown_blocks
+from guardrail.render.blocks import checklist_marks, citation_marks, list_numbers, markdown_blocks
 from guardrail.render.markup import (
     hidden_html,
     hidden_regions,
@@ -85,8 +89,8 @@ from guardrail.render.unicode import rtl_overrides, unicode_forms
 
 __all__ = ["Rendered", "render", "render_shown"]
 
-_PASSES: tuple[Pass, ...] = (provenance_comments, struck_html, html_tables, markdown_blocks, citation_marks,
-                             inline_marks, list_numbers, html_entities, rtl_overrides, unicode_forms)
+_PASSES: tuple[Pass, ...] = (provenance_comments, struck_html, html_tables, markdown_blocks, checklist_marks,
+                             citation_marks, inline_marks, list_numbers, html_entities, rtl_overrides, unicode_forms)
 
 
 def render(text: str) -> Rendered:
@@ -97,10 +101,10 @@ def render(text: str) -> Rendered:
 
 
 def render_shown(text: str) -> Rendered | None:
-    """``text`` as a client that renders HTML shows it: what :func:`render` reads, without what such a client hides
-    (comments, hidden elements; see :func:`~guardrail.render.markup.hidden_regions`). None when it hides nothing
-    (the reading is :func:`render`'s). The checks judge both readings and keep the worse: a hidden word may make a
-    claim look supported in one of them ("Gift cards can<!-- not --> be returned.")."""
+    """``text`` as a client that renders HTML shows it: what :func:`render` reads, without what such a client may not
+    show (comments, hidden and styled elements, alt text; see :func:`~guardrail.render.markup.hidden_regions`).
+    None when it hides nothing (the reading is :func:`render`'s). The checks judge both readings and keep the worse:
+    a hidden word may make a claim look supported in one of them ("Gift cards can<!-- not --> be returned.")."""
     if not isinstance(text, str):
         raise TypeError(f"render_shown() takes a string, got {type(text).__name__}")
     if not hidden_regions(text):

@@ -400,3 +400,39 @@ def citation_marks(text: str) -> tuple[str, PassMap | None]:
 
     outside_fences(text, out, each)
     return out.done()
+
+
+#: a checklist line: a noun phrase (up to four words, no digit) with a yes / no mark after it ("- Gift cards ❌",
+#: "- Items: ✅") or before it ("- ✅ Items"), in a list item or alone on its line
+_MARK = f"[{_MARK_YES}{_MARK_NO}]\ufe0f?"
+_PHRASE = r"(?:[*_]{1,3})?[^\W\d_][^\W\d]*(?:[ \t]+[^\W\d]+){0,3}(?:[*_]{1,3})?"
+_CHECKLIST = re.compile(
+    rf"(?m)^(?P<lead>[ \t]*(?:(?:[-*+\u2022]|\d{{1,9}}[.)])[ \t]+)?)"
+    rf"(?:(?P<pre>{_MARK})[ \t]*(?P<body>{_PHRASE})"
+    rf"|(?P<phrase>{_PHRASE})[ \t]*[:\u2013\u2014-]?[ \t]*(?P<post>{_MARK}))"
+    r"[ \t]*\.?[ \t]*\r?$")
+
+
+def checklist_marks(text: str) -> tuple[str, PassMap | None]:
+    """A checklist's marks read as the label replies they stand for: "- Gift cards ❌" -> "- Gift cards: no", "- ✅
+    Items" and "- Items: ✅" -> "- Items: yes" (the checks read "X: yes" / "X: no" as the question's statement of X,
+    or its negation). Alone, a mark after a noun phrase is dropped by the model and the phrase is judged bare."""
+    if not any(ch in text for ch in _MARK_YES + _MARK_NO):
+        return text, None
+    out = PassOutput(text)
+
+    def each(a: int, b: int) -> None:
+        pos = a
+        for m in _CHECKLIST.finditer(text, a, b):
+            mark = "pre" if m.group("pre") else "post"
+            phrase = "body" if mark == "pre" else "phrase"
+            out.copy(pos, m.end("lead"))
+            out.copy(m.start(phrase), m.end(phrase))
+            # the word stands for the mark (a mark before the phrase: for the item, so that the map stays in order)
+            word = ": no" if m.group(mark)[0] in _MARK_NO else ": yes"
+            out.emit(word, m.start(mark), max(m.end(mark), m.end(phrase)))
+            pos = max(m.end(phrase), m.end(mark))
+        out.copy(pos, b)
+
+    outside_fences(text, out, each)
+    return out.done()
