@@ -381,14 +381,15 @@ def is_claim(text: str) -> bool:
 
 
 #: greetings, thanks and farewells in the languages answers most often open or close with besides English: a sentence
-#: that is only one of them claims nothing, and its script does not make the answer unjudgeable
+#: that is only one of them claims nothing, and its script does not make the answer unjudgeable (no word that is also
+#: a yes or a no in another language: Danish "tak" is Polish "yes")
 GREETINGS = frozenset(g.casefold() for g in """
     hola|buenos días|buenas tardes|buenas noches|gracias|muchas gracias|de nada|saludos|un saludo|hasta luego|adiós
     bonjour|bonsoir|salut|merci|merci beaucoup|bienvenue|au revoir|cordialement|bonne journée
     hallo|guten tag|guten morgen|danke|danke schön|danke sehr|vielen dank|willkommen|tschüss|viele grüße
     ciao|buongiorno|buonasera|grazie|grazie mille|prego|arrivederci
     olá|ola|oi|bom dia|boa tarde|obrigado|obrigada|muito obrigado|muito obrigada|até logo
-    hallo|hoi|dank je|dank u|bedankt|tot ziens|hej|hej hej|tack|tack så mycket|takk|tusen takk|tak|mange tak
+    hallo|hoi|dank je|dank u|bedankt|tot ziens|hej|hej hej|tack|tack så mycket|takk|tusen takk|mange tak
     cześć|dzień dobry|dziękuję|merhaba|teşekkürler|teşekkür ederim|xin chào|cảm ơn|namaste|shukriya|dhanyavaad
     привет|здравствуйте|спасибо|большое спасибо|добрый день|пока
     مرحبا|أهلا|شكرا|شكرا جزيلا|السلام عليكم|שלום|תודה|תודה רבה

@@ -147,3 +147,44 @@ def test_fallback_replaces_only_the_failing_choice(upstream: str) -> None:  # no
                 ends[c.index] = c.finish_reason
     assert texts == {0: GOOD, 1: message} and ends == {0: "stop", 1: "content_filter"}, (texts, ends)
     guard.close()
+
+
+# ------------------------------------------------------------------ the session's review
+def test_review_findings(block_guard: Guard) -> None:
+    """Found by the review of the round-20/21 changes:
+    - a carriage return between sentences (a terminal overwrites the line it ends) is refused in a stream as in a
+      whole answer; a CRLF is a line break;
+    - "Tak." is Polish for yes: no greeting;
+    - positive "-able" words are not negative ("understandable")."""
+    cr = "Gift cards cannot be returned.\rItems can be returned within 30 days of delivery."
+    assert _both(block_guard, "How do returns work?", ONE, cr) == ("block", "block")
+    assert _both(block_guard, "How do returns work?", ONE, cr.replace("\r", "\r\n")) == ("pass", "pass")
+    assert _both(block_guard, "Can I return a gift card?", ONE, "Tak.") == ("block", "block")
+    assert not negative("The delay is understandable.") and not negative("It is unmistakable.")
+    assert negative("Gift cards are unreturnable.") and negative("The item is unavailable.")
+
+
+def test_mean_mode_judges_what_a_browser_shows(block_guard: Guard) -> None:
+    """``aggregate="mean"``: supported sentences hidden in an HTML comment padded the plain-text reading's mean, and
+    the answer a browser shows ("Returns are free of charge.") passed (whole and stream alike: the stream now judges
+    the whole answer at its end, every reading)."""
+    ctx = ["Items can be returned within 30 days of delivery. Gift cards cannot be returned. Refunds are issued to "
+           "the original payment method within 5 business days."]
+    copies = " ".join(["Items can be returned within 30 days of delivery. Refunds are issued to the original payment "
+                       "method within 5 business days."] * 4)
+    guard = Guard(block_guard.evaluator, Policy(action="block", aggregate="mean", retrieval_relevance=None))
+    try:
+        for answer in (f"Returns are free of charge. <!-- {copies} -->",
+                       f"Returns are free of charge. <!-- {copies} Shipping to Mars is free on every order. -->"):
+            assert _both(guard, "How do returns work?", ctx, answer) == ("block", "block")
+        assert _both(guard, "How do returns work?", ctx, copies) == ("pass", "pass")
+    finally:
+        guard.close()
+
+
+def test_unclosed_html_tables_are_read_in_one_pass() -> None:
+    from guardrail.render import render
+
+    assert render("<table>" * 2000 + "Items can be returned.").text.strip() == "Items can be returned."
+    assert render("<table><tr><th>Item</th></tr><tr><td>Gift cards</td></tr></table>").text.strip() == \
+        "Item: Gift cards."

@@ -266,12 +266,17 @@ class ReaderFaithfulnessCheck(FaithfulnessCheck):
 
 def _worse(a: FaithfulnessResult, b: FaithfulnessResult) -> FaithfulnessResult:
     """The reading that fares worse: one with an unsupported sentence, else the lower least sentence score, else the
-    lower mean (a reading with nothing checked fares best: the other one is judged)."""
+    lower mean (a reading with nothing checked fares best: the other one is judged); its mean is the lower of the two
+    readings' means, so that a verdict on the mean (``aggregate="mean"``) fails when either reading's does (hidden
+    sentences that pad the plain-text reading's mean do not lift the shown one's)."""
     def rank(r: FaithfulnessResult) -> tuple[bool, float, float]:
         scores = [s.score for s in r.sentences if s.score is not None]
         return (not r.unsupported, min(scores, default=1.0), 1.0 if r.score is None else r.score)
 
-    return b if rank(b) < rank(a) else a
+    worse = b if rank(b) < rank(a) else a
+    means = [r.score for r in (a, b) if r.score is not None]
+    nli = [r.nli_score for r in (a, b) if r.nli_score is not None]
+    return dataclasses.replace(worse, score=min(means) if means else None, nli_score=min(nli) if nli else None)
 
 
 class ReaderRelevanceCheck(RelevanceCheck):

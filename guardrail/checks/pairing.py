@@ -209,7 +209,9 @@ _PARTIAL = frozenset("some certain many most several few not other specific part
 
 
 #: a word negative by its prefix: "non-returnable", "nonrefundable", "unreturnable", "ineligible"
-_NEGATIVE_WORD = re.compile(r"non-[a-z]{3,}|(?:non|un)[a-z]{2,}(?:able|ible)|ineligible|excluded|prohibited|forbidden")
+_NEGATIVE_WORD = re.compile(r"non-[a-z]{3,}|non[a-z]{2,}(?:able|ible)|un(?:return|refund|transfer|exchange|cancel|accept"
+                            r"|redeem|us|avail|reach|access|afford|sell|wash|repair)(?:able|ible)|ineligible|excluded"
+                            r"|prohibited|forbidden")
 
 
 def negative(text: str) -> bool:

@@ -4,6 +4,7 @@ a header row (all ``<th>``, or in ``<thead>``) binds to the cells under it and i
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from guardrail.render.blocks import read_table
@@ -139,12 +140,14 @@ def html_tables(text: str) -> tuple[str, PassMap | None]:
 
     def each(a: int, b: int) -> None:
         pos = a
+        closes = list(_TABLE_CLOSE.finditer(text, a, b))  # found once: linear in unclosed tables
+        starts = [c.start() for c in closes]
         while True:
             m = _TABLE_OPEN.search(text, pos, b)
             if m is None:
                 break
-            close = _TABLE_CLOSE.search(text, m.end(), b)
-            end = b if close is None else close.start()
+            k = bisect.bisect_left(starts, m.end())
+            end = starts[k] if k < len(starts) else b
             parsed = _grid(text, m.end(), end) if "`" not in text[m.start() : end] else None
             if parsed is None:
                 out.copy(pos, m.end())
@@ -177,7 +180,7 @@ def html_tables(text: str) -> tuple[str, PassMap | None]:
                 rows.append((anchor, cells))
             read_table(out, text, (m.start(), end), header_spans, rows, budget,
                        lambda row: out.emit("\n", row[0], row[1]))
-            pos = b if close is None else close.end()
+            pos = closes[k].end() if k < len(closes) else b
         out.copy(pos, b)
 
     outside_fences(text, out, each)

@@ -38,6 +38,7 @@ from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_
 from guardrail.errors import OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
 from guardrail.render import render
+from guardrail.render.unicode import terminal_controls
 from guardrail.stream.assembler import Sentence, SentenceAssembler
 from guardrail.stream.state import ReleaseState
 from guardrail.verdict import Scores, Timings, Verdict
@@ -124,6 +125,8 @@ class StreamGuard:
         self._length = 0
         #: characters of the answer released so far (an exact prefix)
         self.released = 0
+        self._cr = ""  # carriage returns that end the text so far (a CRLF once a line feed follows)
+        self._mean: float | None = None  # the mean of the last text judged (aggregate="mean": the whole answer)
         #: a sentence of the answer made a claim: a bare yes/no pleasantry after it ("👍", "Absolutely!") signs off
         self._claimed = False
         self._tally = _Tally()
@@ -192,9 +195,18 @@ class StreamGuard:
             return False
         due = self._sentences.feed(chunk)
         limit = self.guard.evaluator.faithfulness_config.max_response_chars
-        if self._length > limit:  # over the limit: unchecked from here, refused before any more model work
+        # a terminal control anywhere in the text, between sentences too (a lone CR overwrites the line it ends: it
+        # waits for the next character, which may make it a CRLF); the whole-answer check refuses the same
+        probe = self._cr + chunk
+        control = terminal_controls(probe)
+        self._cr = probe[len(probe.rstrip("\r")):]
+        if control is not None or self._length > limit:  # unchecked from here, refused before any more model work
             self._error = UncheckableError(
-                f"the streamed answer is over {limit:,} characters (max_response_chars); raise the limit to check it")
+                f"the streamed answer is over {limit:,} characters (max_response_chars); raise the limit to check it"
+            ) if control is None else UnreadableError(
+                f"the streamed answer holds {control.split(' at offset')[0]}: a terminal hides, moves or overwrites "
+                "text with it, so what a reader sees is not what the guard would read; send the answer without "
+                "terminal control sequences")
             self.guard.error_verdict(self._error, "", timings=Timings(0.0))  # logged and counted, once
             if self.policy.on_error == "fail_closed":
                 self.state = STOPPED
@@ -332,13 +344,13 @@ class StreamGuard:
         return self._sentences.release(end)
 
     def _check_whole(self, sentences: Sequence[Sentence]) -> str:
-        """``aggregate="mean"``: at the end every sentence is scored and the mean decides for the whole answer
-        (delivered whole, or blocked whole)."""
-        for s in sentences:
-            if not self._passes(s.text, s.start):
-                self.state = STOPPED
-                return ""
-        checked = [e.score for e in self._tally.evidence if e.score is not None]
+        """``aggregate="mean"``: at the end the answer is judged as a whole answer is (every reading a client may
+        show, the lower mean of them), and the mean decides for the whole answer (delivered whole, or blocked
+        whole)."""
+        if sentences and not self._passes(self.text, 0):
+            self.state = STOPPED
+            return ""
+        checked = [self._mean] if self._mean is not None else []
         if mean_fails(self.policy, checked, faithfulness_limit(self.policy, 0.5)):
             self._failed = True
             self.state = STOPPED
@@ -367,6 +379,7 @@ class StreamGuard:
             return self._scoring_failed(exc, sentence)
         tally.pairs += result.pairs
         tally.tokens += result.model_tokens
+        self._mean = result.score
         ok = True
         limit = faithfulness_limit(policy, 0.5)
         # the sentence's number in the whole answer (the parts of a split sentence share it)
@@ -469,8 +482,10 @@ class StreamGuard:
         check = self.guard.evaluator.faithfulness_check
         limit = faithfulness_limit(self.policy, 0.5)
         if limit is not None and tally.evidence and check is not None:
+            # aggregate="mean": the whole answer was judged at once, and its mean is the lower of its readings'
+            whole = self._mean if streams_hold_to_end(self.policy) and self._mean is not None else None
             faith = FaithfulnessResult(
-                score=float(np.mean(checked)) if checked else None,
+                score=whole if whole is not None else float(np.mean(checked)) if checked else None,
                 nli_score=float(np.mean(entailments)) if checked and entailments else None,
                 calibrated=check.calibrator is not None,
                 sentences=tuple(tally.evidence),
