@@ -188,3 +188,20 @@ def test_unclosed_html_tables_are_read_in_one_pass() -> None:
     assert render("<table>" * 2000 + "Items can be returned.").text.strip() == "Items can be returned."
     assert render("<table><tr><th>Item</th></tr><tr><td>Gift cards</td></tr></table>").text.strip() == \
         "Item: Gift cards."
+
+
+@pytest.mark.parametrize(("answer", "want"), [
+    # a style sheet can hide any element or add text: the answer is not read (round 21, what the fix left)
+    ("<style>b{display:none}</style>Gift cards can<b> not</b> be returned.", "block"),
+    ('<link rel="stylesheet" href="x.css">Gift cards cannot be returned.', "block"),
+])
+def test_a_style_sheet_makes_the_answer_unreadable(block_guard: Guard, answer: str, want: str) -> None:
+    assert _both(block_guard, "Can I return a gift card?", ONE, answer) == (want, want)
+
+
+def test_a_style_sheet_in_code_is_an_example() -> None:
+    from guardrail.render.markup import stylesheet
+
+    assert stylesheet("See:\n\n```html\n<style>b{color:red}</style>\n```") is None
+    assert stylesheet("Use `<style>` tags for CSS.") is None and stylesheet("Use \\<style> tags.") is None
+    assert stylesheet("<STYLE>b{display:none}</STYLE> text") == "a <style> element at offset 0"

@@ -28,6 +28,7 @@ from guardrail.checks.relevance import (
 )
 from guardrail.errors import ConfigurationError, UnreadableError
 from guardrail.render import Rendered, render, render_shown
+from guardrail.render.markup import stylesheet
 from guardrail.render.unicode import terminal_controls
 from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.embedding import EmbeddingScorer
@@ -373,6 +374,10 @@ class Evaluator:
             raise UnreadableError(f"the answer holds {control}: a terminal hides, moves or overwrites text with it, "
                                   "so what a reader sees is not what the guard would read; send the answer without "
                                   "terminal control sequences")
+        sheet = stylesheet(response)
+        if sheet is not None:
+            raise UnreadableError(f"the answer holds {sheet}: its rules may hide or add text a browser shows, which "
+                                  "the guard does not evaluate; send the answer without style sheets")
         if self.reader is not None:
             question = self.reader.question(question).text
             contexts = [c.text for c in self.reader.contexts(contexts)]

@@ -1185,3 +1185,25 @@ def provenance_comments(text: str) -> tuple[str, PassMap | None]:
     if "<!--" not in text:
         return text, None
     return _removed(text, hidden_regions(text, provenance_only=True))
+
+
+#: a style sheet in the answer: ``<style>`` (its rules may hide any element, or add text with ``content:``) or a
+#: linked one
+_STYLESHEET = re.compile(r"<style(?=[\s/>])|<link\b[^<>]*\bstylesheet\b", re.I)
+
+
+def stylesheet(text: str) -> str | None:
+    """Where ``text`` holds a style sheet outside code, as a phrase ("a <style> element at offset 40"), or None. Its
+    rules may hide any element of the answer ("b{display:none}" and "<b> not</b>") or add text (``content:``):
+    what a browser shows then depends on CSS the guard does not evaluate, so the answer is not read (the checks
+    refuse it, as they refuse terminal control sequences)."""
+    if "<" not in text:
+        return None
+    for m in _STYLESHEET.finditer(text):
+        code = code_blocks(text) + [(s, e) for s, _, _, e in _code_spans(text, 0, len(text))]
+        if any(a <= m.start() < b for a, b in code) or _escaped(text, m.start(), 0):
+            continue
+        what = "a <style> element" if m.group().lower().startswith("<style") else "a linked style sheet"
+        return f"{what} at offset {m.start()}"
+    return None
+

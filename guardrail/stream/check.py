@@ -38,6 +38,7 @@ from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_
 from guardrail.errors import OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
 from guardrail.render import render
+from guardrail.render.markup import stylesheet
 from guardrail.render.unicode import terminal_controls
 from guardrail.stream.assembler import Sentence, SentenceAssembler
 from guardrail.stream.state import ReleaseState
@@ -102,6 +103,12 @@ class _Tally:
     retrieval_s: float = 0.0
 
 
+#: what may start a style sheet in a streamed answer, and how much of the text before a chunk is kept to find one cut
+#: over two chunks (the whole text is then looked at: :func:`~guardrail.render.markup.stylesheet`)
+_STYLE_START = re.compile(r"<(?:style|link)", re.I)
+_STYLE_TAIL = 8
+
+
 class StreamGuard:
     """Per-stream state; one instance per generated answer (not shared between requests).
 
@@ -126,6 +133,7 @@ class StreamGuard:
         #: characters of the answer released so far (an exact prefix)
         self.released = 0
         self._cr = ""  # carriage returns that end the text so far (a CRLF once a line feed follows)
+        self._tail = ""  # the end of the text so far (a "<style" or "<link" cut over two chunks)
         self._mean: float | None = None  # the mean of the last text judged (aggregate="mean": the whole answer)
         #: a sentence of the answer made a claim: a bare yes/no pleasantry after it ("👍", "Absolutely!") signs off
         self._claimed = False
@@ -200,13 +208,20 @@ class StreamGuard:
         probe = self._cr + chunk
         control = terminal_controls(probe)
         self._cr = probe[len(probe.rstrip("\r")):]
-        if control is not None or self._length > limit:  # unchecked from here, refused before any more model work
+        problem = None if control is None else (
+            f"the streamed answer holds {control.split(' at offset')[0]}: a terminal hides, moves or overwrites text "
+            "with it, so what a reader sees is not what the guard would read; send the answer without terminal "
+            "control sequences")
+        if problem is None and _STYLE_START.search(self._tail + chunk):  # rare: the whole text is looked at then
+            sheet = stylesheet(self.text)
+            problem = None if sheet is None else (
+                f"the streamed answer holds {sheet.split(' at offset')[0]}: its rules may hide or add text a browser "
+                "shows, which the guard does not evaluate; send the answer without style sheets")
+        self._tail = (self._tail + chunk)[-_STYLE_TAIL:]
+        if problem is not None or self._length > limit:  # unchecked from here, refused before any more model work
             self._error = UncheckableError(
                 f"the streamed answer is over {limit:,} characters (max_response_chars); raise the limit to check it"
-            ) if control is None else UnreadableError(
-                f"the streamed answer holds {control.split(' at offset')[0]}: a terminal hides, moves or overwrites "
-                "text with it, so what a reader sees is not what the guard would read; send the answer without "
-                "terminal control sequences")
+            ) if problem is None else UnreadableError(problem)
             self.guard.error_verdict(self._error, "", timings=Timings(0.0))  # logged and counted, once
             if self.policy.on_error == "fail_closed":
                 self.state = STOPPED
