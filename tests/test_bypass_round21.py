@@ -205,3 +205,28 @@ def test_a_style_sheet_in_code_is_an_example() -> None:
     assert stylesheet("See:\n\n```html\n<style>b{color:red}</style>\n```") is None
     assert stylesheet("Use `<style>` tags for CSS.") is None and stylesheet("Use \\<style> tags.") is None
     assert stylesheet("<STYLE>b{display:none}</STYLE> text") == "a <style> element at offset 0"
+
+
+# ------------------------------------------------------------------ round 22: citations as RAG answers write them
+@pytest.mark.parametrize("marker", ["(1)", "^[1]", "[doc1]", "[source 2]", "[1](#ref1)", "<sup>1</sup>",
+                                    "<sup>[3]</sup>", "\u30104:0\u2020policy.md\u3011", "(1, 2)", "[1]"])
+def test_citation_markers_are_no_numbers_the_answer_states(block_guard: Guard, marker: str) -> None:
+    """Faithful answers with the citation formats of Azure "on your data", OpenAI file search, Pandoc, HTML were
+    blocked ("not in any passage: 1", "4, 0"); the hallucination with the same marker is blocked."""
+    good = f"Items can be returned within 30 days of delivery {marker}."
+    bad = f"Items can be returned within 90 days of delivery {marker}."
+    assert _both(block_guard, "How long do I have to return an item?", ONE, good) == ("pass", "pass")
+    assert _both(block_guard, "How long do I have to return an item?", ONE, bad) == ("block", "block")
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("Items can be returned within (90).", "Items can be returned within (90)."),  # the word before takes a number
+    ("Items can be returned within [90].", "Items can be returned within [90]."),
+    ("Choose option (1) or (2) to continue.", "Choose option (1) or (2) to continue."),
+    ("f(1) is 2.", "f(1) is 2."),
+    ("The fee is $5 (2).", "The fee is $5."),
+])
+def test_a_marker_is_a_citation_only_where_a_citation_stands(text: str, read: str) -> None:
+    from guardrail.render import render
+
+    assert render(text).text == read

@@ -199,6 +199,11 @@ def _first_single(refs: Refs, index: ContextIndex) -> int | None:
 #: "Students may take up to 18 credits.") as contradicted at 0.6-0.9 (round 14: 7 faithful replies of 22 blocked at
 #: 0.5, 1 at 0.95)
 VETO_CONTRADICTION = 0.95
+#: the contradiction at which the sentence that names a claim's subject, read alone, denies a claim whose best premise
+#: only lent it its polarity (:func:`~guardrail.checks.pairing.borrowed_polarity`): the model's ordinary bar (a
+#: contradiction read as such: the calibration's ``contradiction_cap``), not the 0.95 a sentence about another subject
+#: needs (``FaithfulnessConfig.subject_conflict``)
+BORROWED_DENIAL = 0.5
 
 
 def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairScores, basis: EvidenceBasis,
@@ -231,15 +236,18 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     subject = claim_subject(text)
     about = claim_words(text) if about is None else about
     conflict, against = _subject_conflict(about, premise, refs, con)
-    if conflict is None:
-        conflict, against = _denied_inside(borrowed_polarity(premise, basis.index, text, about), premise, refs, ent, con)
-    if conflict is not None and basis.subject_conflict is not None and conflict >= basis.subject_conflict \
-            and conflict > entailment:
+    bar = basis.subject_conflict  # how sure a denial of the subject must be to cap the sentence
+    inside, denier = _denied_inside(borrowed_polarity(premise, basis.index, text, about), premise, refs, ent, con)
+    if inside is not None and bar is not None and (conflict is None or inside > conflict or inside >= BORROWED_DENIAL):
+        # the subject's own sentence says the opposite and the best premise only lent the polarity: that sentence
+        # decides at the ordinary contradiction bar ("Yes." to "Can I return a gift card?" against "Items can be
+        # returned ... Gift cards cannot be returned.": 0.90, under the 0.95 a sentence about another subject needs)
+        conflict, against, bar = inside, denier, BORROWED_DENIAL
+    if conflict is not None and bar is not None and conflict >= bar and conflict > entailment:
         score = min(score, entailment * (1.0 - conflict))
     if item.veto:
         denied = (contradiction is not None and contradiction >= VETO_CONTRADICTION and contradiction > entailment) or (
-            conflict is not None and basis.subject_conflict is not None and conflict >= basis.subject_conflict
-            and conflict > entailment)
+            conflict is not None and bar is not None and conflict >= bar and conflict > entailment)
         score = min(score, entailment * (1.0 - max(contradiction or 0.0, conflict or 0.0))) if denied \
             else max(score, basis.threshold)
     verbatim, source = _copy_of(item, text, refs, basis.copies)
@@ -250,8 +258,7 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     shown, role, shown_con = premise, "supports", contradiction
     if score < basis.threshold:
         shown, role, shown_con = _unsupported_evidence(refs, ent, con)
-        if against is not None and conflict is not None and basis.subject_conflict is not None \
-                and conflict >= basis.subject_conflict:
+        if against is not None and conflict is not None and bar is not None and conflict >= bar:
             shown, role, shown_con = against, "contradicts", conflict
     sent_span = basis.index.best_sentence(shown, content_stems(item.hypothesis), basis.question_words)
     return SentenceEvidence(

@@ -37,10 +37,22 @@ _CITATION = re.compile(r"[ \t]?(?<![^\W_])(?<!\])(?:\[\d{1,3}(?:[ \t]*[,\u2013-]
                        # ("[^1]: Return policy": its text stays), superscript digits after a word or a mark ("delivery.¹")
                        r"|(?<![^\n])[ \t]{0,3}\[\^[^\]\s]{1,24}\]:[ \t]*|(?:\[\^[^\]\s]{1,24}\])+(?![(:])"
                        # (not a unit's exponent: "5 m²", "cm³", "500 metres²": see citation_marks)
-                       r"|(?:(?<=[A-Za-z]{3})|(?<=[.,;:!?)\]]))[\u00b9\u00b2\u00b3\u2070\u2074-\u2079]+(?![\w])")
+                       r"|(?:(?<=[A-Za-z]{3})|(?<=[.,;:!?)\]]))[\u00b9\u00b2\u00b3\u2070\u2074-\u2079]+(?![\w])"
+                       # the other markers RAG answers carry: "(1)", "^[1]" (an inline footnote), "[doc1]" / "[source 2]"
+                       # (Azure "on your data" and peers), "[1](#ref1)" (a link to the reference list), "<sup>1</sup>",
+                       # and the file-search marks of OpenAI's assistants ("【4:0†policy.md】")
+                       r"|(?:[ \t]?(?<![^\W_])(?:\(\d{1,3}(?:[ \t]*[,\u2013-][ \t]*\d{1,3})*\)|\^\[\d{1,3}\]"
+                       r"|\[(?:doc|docs|source|src|ref|cite|citation)[ \t_-]?\d{1,3}\]|\[\d{1,3}\]\(#[^()\s]{0,60}\)"
+                       r"|<sup>[ \t]*\[?\d{1,3}\]?[ \t]*</sup>|\u3010[^\u3010\u3011\n]{0,40}\u2020[^\u3010\u3011\n]{0,80}\u3011"
+                       r"|\u3010\d{1,3}(?::\d{1,3})?\u3011))+(?![(:])", re.I)
 #: what follows a bracketed number that is part of its clause, not a citation: a lower-case word, a digit, a unit or
 #: currency sign ("within [90] days", "[30] %"); a citation stands at a clause's end, before a mark or another marker
 _IN_CLAUSE = re.compile(r"[ \t]*[a-z0-9%$\u20ac\u00a3]")
+#: a word after which a bracketed number is the number the clause states ("within (90).", "costs [25]."), not a
+#: citation (those follow a noun or a mark: "... of delivery (1).")
+_TAKES_NUMBER = re.compile(r"(?i)\b(?:within|for|of|after|before|in|at|by|to|about|around|over|under|than|is|are|was"
+                           r"|were|be|costs?|pay|pays|takes?|lasts?|approximately|nearly|only|just|up|least|most|every"
+                           r"|per|from|until|till|and|or)[ \t]*$|[$\u20ac\u00a3#+\-][ \t]*$")
 #: words after which superscript digits are an exponent, not a footnote ("500 metres²", "10 inches²")
 _UNIT_WORDS = frozenset("metre metres meter meters feet foot inch inches yard yards mile miles kilometre kilometres "
                         "kilometer kilometers centimetre centimetres centimeter centimeters millimetre millimetres "
@@ -378,10 +390,12 @@ _SUPERSCRIPT = re.compile(r"[\u00b9\u00b2\u00b3\u2070\u2074-\u2079]")
 
 
 def citation_marks(text: str) -> tuple[str, PassMap | None]:
-    """Numeric citation markers ("... within 5 business days [1].", "[2][3]", "[1, 2]", "[1-3]") dropped: a reader
-    takes them for references to sources, not for numbers the answer states. Not a link ("[1](url)") or a reference
-    definition ("[1]: url"), and not in code."""
-    if "[" not in text and not _SUPERSCRIPT.search(text):
+    """Numeric citation markers ("... within 5 business days [1].", "[2][3]", "[1, 2]", "[1-3]", "(1)", "^[1]",
+    "[doc1]", "[1](#ref1)", "<sup>1</sup>", "【4:0†policy.md】") dropped: a reader takes them for references to sources,
+    not for numbers the answer states. Only where a citation stands (not before a word of its clause: "within [90]
+    days", "option (1) or (2)" state numbers); not a link to a page ("[1](url)") or a reference definition
+    ("[1]: url"), and not in code."""
+    if not any(c in text for c in "[(<\u3010") and not _SUPERSCRIPT.search(text):
         return text, None
     out = PassOutput(text)
 
@@ -392,8 +406,11 @@ def citation_marks(text: str) -> tuple[str, PassMap | None]:
                 before = re.findall(r"[A-Za-z]+", text[max(a, m.start() - 24) : m.start()])
                 if before and before[-1].lower() in _UNIT_WORDS:
                     continue  # an exponent
-            elif "]:" not in m.group() and _IN_CLAUSE.match(text, m.end(), b):
-                continue  # "within [90] days": a word of the clause follows, the brackets hold a number it states
+            elif "]:" not in m.group() and (_IN_CLAUSE.match(text, m.end(), b) or _TAKES_NUMBER.search(
+                    text, max(a, m.start() - 24), m.start())):
+                # "within [90] days", "within (90).": a word of the clause follows, or the word before it takes a
+                # number: the brackets hold a number the answer states
+                continue
             out.copy(pos, m.start())
             pos = m.end()
         out.copy(pos, b)
