@@ -628,14 +628,26 @@ _KNOW_LEAD = re.compile(r"(?i)^here(?:'s|’s| is) (?:what|everything|all) you (
 
 #: the most words a lead-in has: "Here are the steps you need:" (a longer sentence ending with ':' may hold a claim)
 LEAD_IN_MAX_WORDS = 6
+#: a longer lead-in that announces a summary of something named by a noun phrase ("Here's a summary of the return
+#: policy:", "Here are the key points from the policy:"); its tail must not be a clause (see :func:`is_lead_in`)
+_SUMMARY_LEAD = re.compile(
+    r"(?i)^(?:here(?:'s|’s| is| are)|below (?:is|are)|(?:this|that) is)\s+(?:a |an |the |my |some )?"
+    r"(?:quick |short |brief |full |complete |detailed |general |high-level )?"
+    r"(?:summary|overview|breakdown|recap|rundown|outline|explanation|key points?|main points?|highlights|details|"
+    r"steps|rules|options|terms|basics|essentials)\s+(?:of|from|for|on|about|in)\s+(?P<tail>[^:]{1,60}):$")
+#: words that make a summary lead-in's tail a clause that may claim something ("... of why gift cards are refundable:")
+_CLAUSE_WORDS = frozenset("""is are was were be been being am can cannot could may might must shall should will would
+    do does did has have had why how what when where which who whom whose that whether if not no never only all
+    always free""".split())
 
 
 def is_lead_in(text: str) -> bool:
     """A short sentence that ends with a colon and only announces what follows: "Here is the policy:", "The steps are
     as follows:", "Summary:" (a label of one or two words). What follows is judged; the lead-in claims nothing alone
     (a stream would otherwise judge it before the list or table it introduces arrives). Never one that could hold a
-    claim: more than six words, a digit, or another colon inside ("Here is the policy: gift cards can be returned
-    within 90 days:" is judged)."""
+    claim: more than six words (but a summary of a named thing: "Here's a summary of the return policy:", whose tail
+    is no clause), a digit, or another colon inside ("Here is the policy: gift cards can be returned within 90 days:"
+    is judged; so is "Here's a summary of why gift cards are always refundable:")."""
     t = text.strip().strip("*_").strip()
     if not t.endswith(":") or ":" in t[:-1] or any(ch.isdigit() for ch in t):
         return False
@@ -644,7 +656,10 @@ def is_lead_in(text: str) -> bool:
         return False
     # a label of one or two words ("Summary:", "Key points:"); three could already say something ("Gift cards
     # returnable:")
-    return 0 < len(ws) <= 2 or (len(ws) <= LEAD_IN_MAX_WORDS and bool(_LEAD_IN.search(t))) or bool(_KNOW_LEAD.match(t))
+    if 0 < len(ws) <= 2 or (len(ws) <= LEAD_IN_MAX_WORDS and bool(_LEAD_IN.search(t))) or bool(_KNOW_LEAD.match(t)):
+        return True
+    summary = _SUMMARY_LEAD.match(t)
+    return summary is not None and not (_CLAUSE_WORDS & set(words(summary.group("tail"))))
 
 
 def content_words(text: str) -> list[str]:

@@ -230,3 +230,31 @@ def test_a_marker_is_a_citation_only_where_a_citation_stands(text: str, read: st
     from guardrail.render import render
 
     assert render(text).text == read
+
+
+RETAIL = ["Items can be returned within 30 days of delivery for a full refund if unused. Gift cards cannot be returned. "
+          "Refunds are issued within 5 business days."]
+
+
+@pytest.mark.parametrize(("answer", "want"), [
+    # round 22, F2: a lead-in that announces a summary of a named thing claims nothing, however long
+    ("Here's a summary of the return policy:\n\nItems can be returned within 30 days of delivery.", "pass"),
+    ("Here are the key points from the policy:\n\n- Refunds are issued within 5 business days.", "pass"),
+    ("Here's a summary of the return policy:\n\nItems can be returned within 90 days of delivery.", "block"),
+    ("Here's a summary of why gift cards are always refundable:\n\nRefunds are issued within 5 business days.",
+     "block"),
+    # F3: a numbered step label numbers the list
+    ("**Step 1:** Make sure the item is unused.\n**Step 2:** Return it within 30 days of delivery.\n"
+     "**Step 3:** Your refund is issued within 5 business days.", "pass"),
+    ("**Step 1:** Make sure the item is unused.\n**Step 2:** Return it within 30 days of delivery.\n"
+     "**Step 3:** Your refund is issued within 15 business days.", "block"),
+    # B1: the polarity a three-sentence chunk lends
+    ("Yes, gift cards can be returned within 30 days.", "block"),
+])
+def test_round22_answer_shapes(block_guard: Guard, answer: str, want: str) -> None:
+    assert _both(block_guard, "What is your return policy?", RETAIL, answer) == (want, want)
+
+
+def test_round22_yes_to_a_gift_card_question(block_guard: Guard) -> None:
+    assert _both(block_guard, "Can I return a gift card?", RETAIL, "Yes.") == ("block", "block")
+    assert _both(block_guard, "Can I return a gift card?", RETAIL, "No.") == ("pass", "pass")

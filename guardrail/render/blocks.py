@@ -355,10 +355,19 @@ def markdown_blocks(text: str) -> tuple[str, PassMap | None]:
     return out.done()
 
 
+#: a numbered step label that starts a line ("Step 1:", "**Option 2 -**" once the bold is read, "- Phase 3)"): the
+#: number is the list's, as in "1. ", not one the step states
+_STEP = re.compile(r"[ \t]{0,3}(?:[-*+][ \t]+)?(?:step|option|part|phase|stage|tip|method)[ \t]+\d{1,2}[ \t]*"
+                   r"[:.)\u2013\u2014-][ \t]*", re.I)
+_STEP_LINE = re.compile(r"(?im)^[ \t]{0,3}(?:[-*+][ \t]+)?(?:step|option|part|phase|stage|tip|method)[ \t]+\d{1,2}[ \t]*"
+                        r"[:.)\u2013\u2014-]")
+
+
 def list_numbers(text: str) -> tuple[str, PassMap | None]:
-    """Ordered list markers dropped ("1. Items can be returned ...": the item's number is the list's, not a number the
-    claim states), where they number a list: up to 20, or the number after the last one dropped. After the inline pass, so that a list item's indented paragraphs are still read as the list's."""
-    if not _ORDERED_LINE.search(text):
+    """Ordered list markers and numbered step labels dropped ("1. Items can be returned ...", "Step 1: Return it
+    ...": the item's number is the list's, not a number the claim states), where they number a list: up to 20, or the
+    number after the last one dropped. After the inline pass, so that a list item's indented paragraphs are still read as the list's."""
+    if not _ORDERED_LINE.search(text) and not _STEP_LINE.search(text):
         return text, None
     out = PassOutput(text)
 
@@ -367,7 +376,7 @@ def list_numbers(text: str) -> tuple[str, PassMap | None]:
     def each(a: int, b: int) -> None:
         pos = a
         for ls, le in line_spans(text, a, b):
-            o = _ORDERED.match(text, ls, le)
+            o = _ORDERED.match(text, ls, le) or _STEP.match(text, ls, le)
             if o:
                 n = int(re.sub(r"\D", "", o.group(0)))
                 if n > LIST_NUMBER_MAX and n != last[0] + 1:
