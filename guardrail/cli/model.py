@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ __all__ = ["cmd_calibrate", "cmd_export", "cmd_train"]
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from guardrail.training.export import export_onnx, quantize_int8
+    from guardrail.training.export import _CHECK_PAIRS, INT8_TOLERANCE, export_onnx, int8_drift, quantize_int8
 
     src = args.model
     if src == "minilm":
@@ -27,7 +28,17 @@ def cmd_export(args: argparse.Namespace) -> int:
     path = export_onnx(Path(src), out, args.task)
     print(f"wrote {path}")
     if args.int8:
-        print(f"wrote {quantize_int8(path)}")
+        int8 = quantize_int8(path)
+        drift = int8_drift(path, int8, args.task)
+        if drift > INT8_TOLERANCE:
+            # dynamic int8 breaks some encoders (an MPNet fine-tune: entailment 0.10 -> 0.57): the scorer would load
+            # the int8 file, so it goes, and the fp32 model stays whatever --drop-fp32 asked
+            int8.unlink()
+            print(f"error: int8 quantization changes this model's outputs by {drift:.2f} (largest probability "
+                  f"difference on {len(_CHECK_PAIRS)} sample pairs; at most {INT8_TOLERANCE} is accepted): removed "
+                  f"{int8}, kept {path} (fp32); use the fp32 model, or quantize another way", file=sys.stderr)
+            return 1
+        print(f"wrote {int8} (int8 outputs within {drift:.3f} of fp32 on {len(_CHECK_PAIRS)} sample pairs)")
         if args.drop_fp32:
             path.unlink()
             print(f"removed {path} (shipping int8 only)")

@@ -91,6 +91,48 @@ def quantize_int8(onnx_path: Path, out_path: Path | None = None) -> Path:
     return optimize_for_loading(out)
 
 
+#: pairs the int8 model is compared with the fp32 one on (entailed, contradicted, unrelated; short and long)
+_CHECK_PAIRS = (
+    ("Gift cards cannot be returned.", "Gift cards can be returned."),
+    ("Items can be returned within 30 days of delivery.", "Items can be returned within 30 days."),
+    ("The Pro plan costs $20 per month and includes priority support.", "The Pro plan includes priority support."),
+    ("The museum opens at 9 am on weekdays and at 10 am on weekends.", "The museum is closed on Mondays."),
+    ("A man is playing a guitar on stage.", "A woman is reading a book."),
+    ("Refunds are issued to the original payment method within 5 business days.", "Refunds take two weeks."),
+)
+#: the largest change of any output probability (or of an embedding's cosine) that int8 may make on those pairs:
+#: the shipped MiniLM moves by under 0.05; an MPNet fine-tune moved from 0.10 to 0.57 (broken)
+INT8_TOLERANCE = 0.15
+
+
+def int8_drift(fp32_path: Path, int8_path: Path, task: Task = "sequence-classification") -> float:
+    """How far the int8 model's outputs are from the fp32 one's on :data:`_CHECK_PAIRS`: the largest difference of a
+    class probability (sequence classification), or 1 - the lowest cosine of the pooled embeddings (feature
+    extraction)."""
+    import numpy as np
+    import onnxruntime as ort
+
+    from guardrail.scorers.tokenizer import Tokenizer
+
+    tok = Tokenizer(fp32_path.parent)
+    first, second = [p for p, _ in _CHECK_PAIRS], [h for _, h in _CHECK_PAIRS]
+    enc = tok.encode(first, second) if task == "sequence-classification" else tok.encode(first + second)
+    outs = []
+    for path in (fp32_path, int8_path):
+        session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        wanted = {i.name for i in session.get_inputs()}
+        outs.append(np.asarray(session.run(None, {k: v for k, v in enc.items() if k in wanted})[0], dtype=np.float64))
+    a, b = outs
+    if task == "sequence-classification":
+        pa, pb = (np.exp(x - x.max(-1, keepdims=True)) for x in (a, b))
+        pa, pb = pa / pa.sum(-1, keepdims=True), pb / pb.sum(-1, keepdims=True)
+        return float(np.abs(pa - pb).max())
+    mask = enc["attention_mask"][..., None]
+    ma, mb = ((x * mask).sum(1) / mask.sum(1) for x in (a, b))
+    cos = (ma * mb).sum(-1) / (np.linalg.norm(ma, axis=-1) * np.linalg.norm(mb, axis=-1))
+    return float(1.0 - cos.min())
+
+
 def optimize_for_loading(onnx_path: Path) -> Path:
     """Rewrite ``onnx_path`` as the graph onnxruntime runs (fused attention, layer norms, quantized matmuls), so a
     session loads it without redoing that work: ~200 ms -> ~60 ms per MiniLM on 2 cores. Outputs are bit-for-bit
