@@ -100,6 +100,8 @@ def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: Faithfu
             f["max_contradiction"] = s.max_contradiction if s.max_contradiction is not None else 0.0
             if s.subject_conflict is not None:
                 f["subject_conflict"] = s.subject_conflict
+                if s.conflict_bar is not None:
+                    f["conflict_bar"] = s.conflict_bar
             if s.top_sentence_contradiction is not None:
                 f["top_entailment"] = s.top_sentence_entailment or 0.0
                 f["top_contradiction"] = s.top_sentence_contradiction
@@ -153,7 +155,8 @@ def row_score(cal: Calibrator, feats: list[dict[str, float]]) -> float:
             continue
         ent, con = sigmoid(np.array(f["logit_entailment"])), sigmoid(np.array(f["logit_contradiction"]))
         score = cal(f, float(ent), float(con) if f["logit_contradiction"] != 0.0 else None)
-        if SUBJECT_CONFLICT is not None and f.get("subject_conflict", 0.0) >= SUBJECT_CONFLICT:
+        bar = f.get("conflict_bar", SUBJECT_CONFLICT) if SUBJECT_CONFLICT is not None else None
+        if bar is not None and f.get("subject_conflict", 0.0) >= bar:
             score = cal.cap(score, float(ent), f["subject_conflict"]) if f["subject_conflict"] > float(ent) else score
         if TOP_SENTENCE_CAP and "top_contradiction" in f:  # the claim's best-ranked single sentence caps it too
             score = cal.cap(score, f["top_entailment"], f["top_contradiction"])

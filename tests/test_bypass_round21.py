@@ -258,3 +258,13 @@ def test_round22_answer_shapes(block_guard: Guard, answer: str, want: str) -> No
 def test_round22_yes_to_a_gift_card_question(block_guard: Guard) -> None:
     assert _both(block_guard, "Can I return a gift card?", RETAIL, "Yes.") == ("block", "block")
     assert _both(block_guard, "Can I return a gift card?", RETAIL, "No.") == ("pass", "pass")
+
+
+def test_an_exception_the_claim_makes_lends_nothing(block_guard: Guard) -> None:
+    """"All checking accounts (except Premium) have no monthly fee." against "The Everyday checking account has no
+    monthly fee. The Premium checking account has a monthly fee of $15 ...": the Premium sentence says the opposite of
+    the claim, and the claim excepts Premium itself (the answer probes' f2-as2, blocked by the round-22 bar)."""
+    bank = ["The Everyday checking account has no monthly fee. The Premium checking account has a monthly fee of $15, "
+            "which is waived for balances over $5,000. Savings accounts earn 4.1% APY."]
+    answer = "All checking accounts (except Premium) have no monthly fee."
+    assert _both(block_guard, "Which accounts are free?", bank, answer) == ("pass", "pass")

@@ -86,6 +86,10 @@ class SentenceEvidence:
     #: Basic plan does not include priority support."); None otherwise. At ``FaithfulnessConfig.subject_conflict``
     #: or above it caps the score: the claim moves a fact from one subject to another that the context denies it
     subject_conflict: float | None = None
+    #: the contradiction at which ``subject_conflict`` caps the score: ``FaithfulnessConfig.subject_conflict`` for a
+    #: sentence about another subject, :data:`BORROWED_DENIAL` for the subject's own sentence when the best premise
+    #: only lent the claim its polarity; None when no conflict was found
+    conflict_bar: float | None = None
 
     @property
     def checked(self) -> bool:
@@ -285,6 +289,7 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         top_sentence_contradiction=top_con,
         subject=subject,
         subject_conflict=conflict,
+        conflict_bar=bar if conflict is not None else None,
     )
 
 

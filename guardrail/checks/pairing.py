@@ -206,6 +206,8 @@ NEGATIONS = frozenset("no not never none nothing cannot nor neither".split()) | 
 #: a subject that is only part of what a sentence about the whole speaks of ("Some items cannot be returned." beside
 #: "Items can be returned within 30 days.")
 _PARTIAL = frozenset("some certain many most several few not other specific particular".split())
+#: an exception a claim makes to its own subject
+_EXCEPTING = re.compile(r"(?i)\b(?:except|excepting|excluding|other than|apart from|aside from|besides|but not|save for)\b")
 
 
 #: a word negative by its prefix: "non-returnable", "nonrefundable", "unreturnable", "ineligible"
@@ -233,8 +235,9 @@ def borrowed_polarity(premise: Premise, index: ContextIndex, hypothesis: str, su
     they are what decides."""
     against = not negative(hypothesis)  # the polarity the subject's sentences must have to lend nothing
     first = tokenize(hypothesis)[:1]
-    if first and first[0].lower() in _PARTIAL:
-        return []
+    if first and first[0].lower() in _PARTIAL or _EXCEPTING.search(hypothesis):
+        return []  # a part of the subject ("Some items ..."), or an exception the claim makes itself ("All checking
+        #            accounts (except Premium) have no monthly fee.": the excepted one's sentence says the opposite)
     if not subject:  # "You cannot return items." (a bare "No." to "Can I return items?"): what it speaks of
         subject = frozenset(content_stems(hypothesis)) - NEGATIONS
         if not subject:
