@@ -268,3 +268,17 @@ def test_an_exception_the_claim_makes_lends_nothing(block_guard: Guard) -> None:
             "which is waived for balances over $5,000. Savings accounts earn 4.1% APY."]
     answer = "All checking accounts (except Premium) have no monthly fee."
     assert _both(block_guard, "Which accounts are free?", bank, answer) == ("pass", "pass")
+
+
+def test_the_subjects_own_sentence_denies_at_the_ordinary_bar(block_guard: Guard) -> None:
+    """The best support is about items alone; the window that names gift cards says the opposite polarity ("Gift cards
+    and final-sale items cannot be returned."): its denial (0.93) counts at the ordinary contradiction bar, not the
+    0.95 a sentence about another subject needs (the answer probes' rt1h passed at 0.62)."""
+    ret = ["Items can be returned within 30 days of delivery for a full refund. Returned items must be unused and in "
+           "their original packaging. Gift cards and final-sale items cannot be returned. Refunds are issued to the "
+           "original payment method within 5 business days after we receive the item."]
+    q = "Can I return a gift card?"
+    assert _both(block_guard, q, ret, "Yes, gift cards can be returned within 30 days.") == ("block", "block")
+    assert _both(block_guard, q, ret, "No, gift cards can't be returned.") == ("pass", "pass")
+    assert _both(block_guard, "How long do I have?", ret, "Items can be returned within 30 days of delivery.") == \
+        ("pass", "pass")

@@ -17,7 +17,7 @@ import numpy as np
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
 from guardrail.checks.claims import claim_names, claim_subject
 from guardrail.checks.grounding import coverage, unsupported_terms
-from guardrail.checks.pairing import PairScores, Refs, borrowed_polarity
+from guardrail.checks.pairing import PairScores, Refs, borrowed_polarity, negative
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
 from guardrail.text import Span, content_stems, words
 
@@ -241,6 +241,11 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     about = claim_words(text) if about is None else about
     conflict, against = _subject_conflict(about, premise, refs, con)
     bar = basis.subject_conflict  # how sure a denial of the subject must be to cap the sentence
+    if against is not None and bar is not None and _says_opposite(against, basis.index, about, negative(text)):
+        # the sentence that names the subject, alone, says the opposite polarity of the claim ("Gift cards cannot be
+        # returned." against "Gift cards can be returned within 30 days.", whose best support is about items): it
+        # denies at the ordinary bar, as when a window only lent the polarity
+        bar = BORROWED_DENIAL
     inside, denier = _denied_inside(borrowed_polarity(premise, basis.index, text, about), premise, refs, ent, con)
     if inside is not None and bar is not None and (conflict is None or inside > conflict or inside >= BORROWED_DENIAL):
         # the subject's own sentence says the opposite and the best premise only lent the polarity: that sentence
@@ -317,6 +322,17 @@ def _subject_conflict(words: frozenset[str], best: Premise, refs: Refs,
         return None, None
     k = max(about, key=lambda i: con[i])
     return float(con[k]), refs[k][1]
+
+
+def _says_opposite(premise: Premise, index: ContextIndex, words: frozenset[str], claim_negative: bool) -> bool:
+    """Every sentence of ``premise`` that names ``words`` (the claim's subject) says the opposite polarity of the
+    claim (and there is one)."""
+    if not words:
+        return False
+    text = index.contexts[premise.chunk]
+    naming = [span for span, ws in zip(index.sentences[premise.chunk], index.sentence_words[premise.chunk])
+              if premise.span.start <= span.start and span.end <= premise.span.end and words <= ws]
+    return bool(naming) and all(negative(span.of(text)) != claim_negative for span in naming)
 
 
 def _denied_inside(naming: list[Span], best: Premise, refs: Refs, ent: np.ndarray,
