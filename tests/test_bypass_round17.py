@@ -14,8 +14,6 @@ its faithful twin delivered byte for byte):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 from test_bypass import (  # noqa: F401 - fixtures
@@ -34,10 +32,10 @@ from test_bypass import (  # noqa: F401 - fixtures
 from test_bypass_round5 import CTX
 from test_bypass_round13 import post_conversation
 
+from block_mode import block_guard, both  # noqa: F401 - fixture
+
 from guardrail.checks.claims import points_at_nothing, question_in_conversation, yes_no_statement
-from guardrail.checks.evaluator import Evaluator
 from guardrail.guard import Guard
-from guardrail.policy import Policy
 from guardrail.telemetry import Telemetry
 
 
@@ -258,25 +256,6 @@ PLANS = ["The Basic plan costs $10 per month and includes 5 GB of storage. The P
          "includes 100 GB of storage and priority support. The Basic plan does not include priority support."]
 
 
-@pytest.fixture(scope="module")
-def block_guard(evaluator: Evaluator) -> Iterator[Guard]:
-    """Block mode over faithfulness alone (the model's reading of the answer is what these tests are about)."""
-    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
-    yield guard
-    guard.close()
-
-
-def _both(guard: Guard, question: str, contexts: list[str], answer: str) -> tuple[str, str]:
-    """The verdict on the whole answer and on the same answer streamed word by word."""
-    import re
-
-    whole = guard.check(question, contexts, answer).action
-    stream = guard.stream(question, contexts)
-    for w in re.findall(r"\S+\s*", answer):
-        stream.feed(w)
-    return whole, stream.finish().verdict.action
-
-
 @pytest.mark.parametrize(("question", "contexts", "answer", "want"), [
     # a list's items complete the line before them
     ("What does the Basic plan include?", PLANS, "The Basic plan includes:\n- 5 GB of storage\n- Priority support",
@@ -313,7 +292,7 @@ def _both(guard: Guard, question: str, contexts: list[str], answer: str) -> tupl
 def test_answer_shapes_are_read_as_a_reader_reads_them(block_guard: Guard, question: str, contexts: list[str],
                                                        answer: str, want: str) -> None:
     guard = block_guard
-    assert _both(guard, question, contexts, answer) == (want, want)
+    assert both(guard, question, contexts, answer) == (want, want)
 
 
 @pytest.mark.parametrize(("question", "answer", "want"), [
@@ -324,7 +303,7 @@ def test_answer_shapes_are_read_as_a_reader_reads_them(block_guard: Guard, quest
 ])
 def test_tags_and_compound_subjects(block_guard: Guard, question: str, answer: str, want: str) -> None:
     guard = block_guard
-    assert _both(guard, question, CTX, answer) == (want, want)
+    assert both(guard, question, CTX, answer) == (want, want)
 
 
 OFFER = ["The holiday return offer is valid until January 31, 2026. Members earn 2 points per dollar spent."]
@@ -339,7 +318,7 @@ def test_an_iso_date_is_read_as_the_contexts_spell_it(block_guard: Guard, answer
 
     assert as_context_numbers("until 2026-01-31.", number_spellings(OFFER)) == "until January 31, 2026."
     guard = block_guard
-    assert _both(guard, "How long is the holiday offer valid?", OFFER, answer) == (want, want)
+    assert both(guard, "How long is the holiday offer valid?", OFFER, answer) == (want, want)
 
 
 GC = ["Gift cards cannot be returned or refunded. Items can be returned within 30 days of purchase with a receipt. "
@@ -374,7 +353,7 @@ C2 = ["Items can be returned within 30 days of purchase with a receipt. The stor
 ])
 def test_round_18(block_guard: Guard, question: str, contexts: list[str], answer: str, want: str) -> None:
     guard = block_guard
-    assert _both(guard, question, contexts, answer) == (want, want)
+    assert both(guard, question, contexts, answer) == (want, want)
 
 
 def test_a_space_between_fields_interleaves_nothing() -> None:
@@ -408,7 +387,7 @@ FEES = ["The late fee is $15. Items can be returned within 30 days of delivery."
 ])
 def test_round_19(block_guard: Guard, question: str, contexts: list[str], answer: str, want: str) -> None:
     guard = block_guard
-    assert _both(guard, question, contexts, answer) == (want, want)
+    assert both(guard, question, contexts, answer) == (want, want)
 
 
 PLAN19 = ["The Pro plan costs $20 per month and includes priority support and 100 GB of storage. The Basic plan costs $5 "
@@ -429,7 +408,7 @@ def test_a_contrast_is_two_claims(block_guard: Guard, contexts: list[str], answe
     assert contrast_claims("Gift cards can be returned, but sale items can't.") == (
         "Gift cards can be returned.", "Sale items cannot be returned.")
     guard = block_guard
-    assert _both(guard, "What is the policy?", contexts, answer) == (want, want)
+    assert both(guard, "What is the policy?", contexts, answer) == (want, want)
 
 
 @pytest.mark.parametrize(("question", "contexts", "answer", "want"), [
@@ -443,7 +422,7 @@ def test_a_contrast_is_two_claims(block_guard: Guard, contexts: list[str], answe
 def test_a_reply_after_its_topic(block_guard: Guard, question: str, contexts: list[str], answer: str,
                                  want: str) -> None:
     guard = block_guard
-    assert _both(guard, question, contexts, answer) == (want, want)
+    assert both(guard, question, contexts, answer) == (want, want)
 
 
 def test_the_statement_a_reply_after_its_topic_makes(block_guard: Guard) -> None:
@@ -465,7 +444,7 @@ def test_a_sentence_adverb_is_no_subject(block_guard: Guard, answer: str, want: 
 
     assert claim_subject("Typically, the Basic plan includes priority support.") == "the Basic plan"
     guard = block_guard
-    assert _both(guard, "What does each plan include?", PLAN19, answer) == (want, want)
+    assert both(guard, "What does each plan include?", PLAN19, answer) == (want, want)
 
 
 @pytest.mark.parametrize(("answer", "want"), [
@@ -476,4 +455,4 @@ def test_a_sentence_adverb_is_no_subject(block_guard: Guard, answer: str, want: 
 ])
 def test_a_restated_question_claims_nothing(block_guard: Guard, answer: str, want: str) -> None:
     guard = block_guard
-    assert _both(guard, "Can I return a gift card?", RET19, answer) == (want, want)
+    assert both(guard, "Can I return a gift card?", RET19, answer) == (want, want)

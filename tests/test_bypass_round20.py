@@ -9,10 +9,9 @@ word by word; each hallucination with its faithful twin)."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-
 import pytest
+from block_mode import block_guard, both  # noqa: F401 - fixture
+
 from guardrail.checks.evaluator import Evaluator
 from guardrail.checks.pairing import borrowed_polarity, negative
 from guardrail.checks.premises import ContextIndex, Premise
@@ -31,21 +30,6 @@ PRONOUN = ["The Basic plan costs $5 per month. It does not include priority supp
 @pytest.fixture(scope="module")
 def nli() -> NLIScorer:
     return NLIScorer(default_nli_model())
-
-
-@pytest.fixture(scope="module")
-def block_guard(nli: NLIScorer) -> Iterator[Guard]:
-    guard = Guard(Evaluator(nli=nli), Policy(action="block", retrieval_relevance=None))
-    yield guard
-    guard.close()
-
-
-def _both(guard: Guard, question: str, contexts: list[str], answer: str) -> tuple[str, str]:
-    whole = guard.check(question, contexts, answer).action
-    stream = guard.stream(question, contexts)
-    for w in re.findall(r"\S+\s*", answer):
-        stream.feed(w)
-    return whole, stream.finish().verdict.action
 
 
 @pytest.mark.parametrize(("question", "contexts", "answer", "want"), [
@@ -72,7 +56,7 @@ def _both(guard: Guard, question: str, contexts: list[str], answer: str) -> tupl
 ])
 def test_a_negation_borrowed_from_a_sibling_sentence_does_not_support_a_claim(
         block_guard: Guard, question: str, contexts: list[str], answer: str, want: str) -> None:
-    assert _both(block_guard, question, contexts, answer) == (want, want)
+    assert both(block_guard, question, contexts, answer) == (want, want)
 
 
 def _window(text: str, nli: NLIScorer) -> tuple[ContextIndex, Premise]:
@@ -114,8 +98,7 @@ def test_negative(text: str, want: bool) -> None:
 ])
 def test_a_sign_off_after_the_claims_is_read_alike_whole_and_streamed(block_guard: Guard, answer: str,
                                                                         want: str) -> None:
-    assert _both(block_guard, "Can I return a gift card?", RETURNS, answer) == (want, want)
-
+    assert both(block_guard, "Can I return a gift card?", RETURNS, answer) == (want, want)
 
 
 GOOD = "Items can be returned within 30 days of delivery."
@@ -130,7 +113,7 @@ GOOD = "Items can be returned within 30 days of delivery."
     ("Gift cards can be returned within 90 days. ありがとうございます！", "block"),
 ])
 def test_greetings_in_other_languages_claim_nothing(block_guard: Guard, answer: str, want: str) -> None:
-    assert _both(block_guard, "How do returns work?", RETURNS, answer) == (want, want)
+    assert both(block_guard, "How do returns work?", RETURNS, answer) == (want, want)
 
 
 def test_is_greeting() -> None:

@@ -17,17 +17,13 @@ its faithful twin)."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-
 import pytest
-from guardrail.checks.evaluator import Evaluator
+from block_mode import block_guard, both  # noqa: F401 - fixture
+
 from guardrail.guard import Guard
-from guardrail.policy import Policy
 from guardrail.render import render, render_shown
 from guardrail.render.markup import hidden_regions
 from guardrail.render.unicode import terminal_controls
-from guardrail.scorers.nli import NLIScorer, default_nli_model
 from guardrail.stream.assembler import SentenceAssembler
 
 CTX = ["Items can be returned within 30 days of delivery for a full refund. Gift cards cannot be returned."]
@@ -146,20 +142,6 @@ def test_a_table_by_rows_is_read_by_rows() -> None:
 
 
 # --------------------------------------------------------------------------- the real model
-@pytest.fixture(scope="module")
-def block_guard() -> Iterator[Guard]:
-    guard = Guard(Evaluator(nli=NLIScorer(default_nli_model())), Policy(action="block", retrieval_relevance=None))
-    yield guard
-    guard.close()
-
-
-def _both(guard: Guard, question: str, contexts: list[str], answer: str) -> tuple[str, str]:
-    """The verdict on the whole answer and on the same answer streamed word by word."""
-    whole = guard.check(question, contexts, answer).action
-    stream = guard.stream(question, contexts)
-    for w in re.findall(r"\S+\s*", answer):
-        stream.feed(w)
-    return whole, stream.finish().verdict.action
 
 
 @pytest.mark.parametrize(("question", "answer", "want"), [
@@ -198,7 +180,7 @@ def _both(guard: Guard, question: str, contexts: list[str], answer: str) -> tupl
     ("What can I return?", "| Can be returned | Cannot be returned |\n|---|---|\n| Items | Gift cards |", "pass"),
 ])
 def test_readings_hidden_or_tabled_are_judged(block_guard: Guard, question: str, answer: str, want: str) -> None:
-    whole, stream = _both(block_guard, question, CTX, answer)
+    whole, stream = both(block_guard, question, CTX, answer)
     assert whole == want, (answer, whole)
     if "|" in answer and want == "pass":
         return  # streamed word by word, a table's header line is checked before its delimiter row arrives

@@ -12,11 +12,10 @@ Real model, whole answer and word-by-word stream; each hallucination with its fa
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-
 import pytest
 from test_bypass import upstream  # noqa: F401 - fixture
+
+from block_mode import block_guard, both  # noqa: F401 - fixture
 
 from guardrail.checks.evaluator import Evaluator
 from guardrail.checks.pairing import clauses, negative
@@ -30,21 +29,6 @@ BUT = ["Gift cards cannot be returned, but items can be returned within 30 days 
 SEMI = ["Items can be returned within 30 days of delivery; gift cards cannot be returned."]
 NON = ["Items can be returned within 30 days of delivery. Gift cards are non-returnable."]
 ONE = ["Items can be returned within 30 days of delivery. Gift cards cannot be returned."]
-
-
-@pytest.fixture(scope="module")
-def block_guard() -> Iterator[Guard]:
-    guard = Guard(Evaluator(nli=NLIScorer(default_nli_model())), Policy(action="block", retrieval_relevance=None))
-    yield guard
-    guard.close()
-
-
-def _both(guard: Guard, question: str, contexts: list[str], answer: str) -> tuple[str, str]:
-    whole = guard.check(question, contexts, answer).action
-    stream = guard.stream(question, contexts)
-    for w in re.findall(r"\S+\s*", answer):
-        stream.feed(w)
-    return whole, stream.finish().verdict.action
 
 
 @pytest.mark.parametrize(("question", "contexts", "answer", "want"), [
@@ -63,7 +47,7 @@ def _both(guard: Guard, question: str, contexts: list[str], answer: str) -> tupl
 ])
 def test_a_polarity_borrowed_from_a_sibling_clause_does_not_support_a_claim(
         block_guard: Guard, question: str, contexts: list[str], answer: str, want: str) -> None:
-    assert _both(block_guard, question, contexts, answer) == (want, want)
+    assert both(block_guard, question, contexts, answer) == (want, want)
 
 
 @pytest.mark.parametrize(("answer", "want"), [
@@ -74,7 +58,7 @@ def test_a_polarity_borrowed_from_a_sibling_clause_does_not_support_a_claim(
     ("According to the policy [1], items can be returned within 30 days of delivery.", "pass"),
 ])
 def test_a_bracketed_number_inside_its_clause_is_a_number(block_guard: Guard, answer: str, want: str) -> None:
-    assert _both(block_guard, "How long do I have to return an item?", ONE, answer) == (want, want)
+    assert both(block_guard, "How long do I have to return an item?", ONE, answer) == (want, want)
 
 
 def test_clauses_and_negative_words() -> None:
@@ -157,9 +141,9 @@ def test_review_findings(block_guard: Guard) -> None:
     - "Tak." is Polish for yes: no greeting;
     - positive "-able" words are not negative ("understandable")."""
     cr = "Gift cards cannot be returned.\rItems can be returned within 30 days of delivery."
-    assert _both(block_guard, "How do returns work?", ONE, cr) == ("block", "block")
-    assert _both(block_guard, "How do returns work?", ONE, cr.replace("\r", "\r\n")) == ("pass", "pass")
-    assert _both(block_guard, "Can I return a gift card?", ONE, "Tak.") == ("block", "block")
+    assert both(block_guard, "How do returns work?", ONE, cr) == ("block", "block")
+    assert both(block_guard, "How do returns work?", ONE, cr.replace("\r", "\r\n")) == ("pass", "pass")
+    assert both(block_guard, "Can I return a gift card?", ONE, "Tak.") == ("block", "block")
     assert not negative("The delay is understandable.") and not negative("It is unmistakable.")
     assert negative("Gift cards are unreturnable.") and negative("The item is unavailable.")
 
@@ -176,8 +160,8 @@ def test_mean_mode_judges_what_a_browser_shows(block_guard: Guard) -> None:
     try:
         for answer in (f"Returns are free of charge. <!-- {copies} -->",
                        f"Returns are free of charge. <!-- {copies} Shipping to Mars is free on every order. -->"):
-            assert _both(guard, "How do returns work?", ctx, answer) == ("block", "block")
-        assert _both(guard, "How do returns work?", ctx, copies) == ("pass", "pass")
+            assert both(guard, "How do returns work?", ctx, answer) == ("block", "block")
+        assert both(guard, "How do returns work?", ctx, copies) == ("pass", "pass")
     finally:
         guard.close()
 
@@ -196,7 +180,7 @@ def test_unclosed_html_tables_are_read_in_one_pass() -> None:
     ('<link rel="stylesheet" href="x.css">Gift cards cannot be returned.', "block"),
 ])
 def test_a_style_sheet_makes_the_answer_unreadable(block_guard: Guard, answer: str, want: str) -> None:
-    assert _both(block_guard, "Can I return a gift card?", ONE, answer) == (want, want)
+    assert both(block_guard, "Can I return a gift card?", ONE, answer) == (want, want)
 
 
 def test_a_style_sheet_in_code_is_an_example() -> None:
@@ -215,8 +199,8 @@ def test_citation_markers_are_no_numbers_the_answer_states(block_guard: Guard, m
     blocked ("not in any passage: 1", "4, 0"); the hallucination with the same marker is blocked."""
     good = f"Items can be returned within 30 days of delivery {marker}."
     bad = f"Items can be returned within 90 days of delivery {marker}."
-    assert _both(block_guard, "How long do I have to return an item?", ONE, good) == ("pass", "pass")
-    assert _both(block_guard, "How long do I have to return an item?", ONE, bad) == ("block", "block")
+    assert both(block_guard, "How long do I have to return an item?", ONE, good) == ("pass", "pass")
+    assert both(block_guard, "How long do I have to return an item?", ONE, bad) == ("block", "block")
 
 
 @pytest.mark.parametrize(("text", "read"), [
@@ -252,12 +236,12 @@ RETAIL = ["Items can be returned within 30 days of delivery for a full refund if
     ("Yes, gift cards can be returned within 30 days.", "block"),
 ])
 def test_round22_answer_shapes(block_guard: Guard, answer: str, want: str) -> None:
-    assert _both(block_guard, "What is your return policy?", RETAIL, answer) == (want, want)
+    assert both(block_guard, "What is your return policy?", RETAIL, answer) == (want, want)
 
 
 def test_round22_yes_to_a_gift_card_question(block_guard: Guard) -> None:
-    assert _both(block_guard, "Can I return a gift card?", RETAIL, "Yes.") == ("block", "block")
-    assert _both(block_guard, "Can I return a gift card?", RETAIL, "No.") == ("pass", "pass")
+    assert both(block_guard, "Can I return a gift card?", RETAIL, "Yes.") == ("block", "block")
+    assert both(block_guard, "Can I return a gift card?", RETAIL, "No.") == ("pass", "pass")
 
 
 def test_an_exception_the_claim_makes_lends_nothing(block_guard: Guard) -> None:
@@ -267,7 +251,7 @@ def test_an_exception_the_claim_makes_lends_nothing(block_guard: Guard) -> None:
     bank = ["The Everyday checking account has no monthly fee. The Premium checking account has a monthly fee of $15, "
             "which is waived for balances over $5,000. Savings accounts earn 4.1% APY."]
     answer = "All checking accounts (except Premium) have no monthly fee."
-    assert _both(block_guard, "Which accounts are free?", bank, answer) == ("pass", "pass")
+    assert both(block_guard, "Which accounts are free?", bank, answer) == ("pass", "pass")
 
 
 def test_the_subjects_own_sentence_denies_at_the_ordinary_bar(block_guard: Guard) -> None:
@@ -278,7 +262,7 @@ def test_the_subjects_own_sentence_denies_at_the_ordinary_bar(block_guard: Guard
            "their original packaging. Gift cards and final-sale items cannot be returned. Refunds are issued to the "
            "original payment method within 5 business days after we receive the item."]
     q = "Can I return a gift card?"
-    assert _both(block_guard, q, ret, "Yes, gift cards can be returned within 30 days.") == ("block", "block")
-    assert _both(block_guard, q, ret, "No, gift cards can't be returned.") == ("pass", "pass")
-    assert _both(block_guard, "How long do I have?", ret, "Items can be returned within 30 days of delivery.") == \
+    assert both(block_guard, q, ret, "Yes, gift cards can be returned within 30 days.") == ("block", "block")
+    assert both(block_guard, q, ret, "No, gift cards can't be returned.") == ("pass", "pass")
+    assert both(block_guard, "How long do I have?", ret, "Items can be returned within 30 days of delivery.") == \
         ("pass", "pass")

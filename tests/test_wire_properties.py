@@ -460,9 +460,13 @@ def whatwg_data(data: bytes) -> list[str]:
     text = data.decode("utf-8", errors="replace")
     if text.startswith("\ufeff"):
         text = text[1:]
-    lines = re.split(r"\r\n|\r|\n", text)
+    return sse_events(re.split(r"\r\n|\r|\n", text)[:-1])  # the last piece has no line end: never dispatched
+
+
+def sse_events(lines: list[str]) -> list[str]:
+    """The data of each event dispatched from complete lines (the WHATWG field rules)."""
     events, buf = [], ""
-    for line in lines[:-1]:  # the last piece has no line end: never dispatched
+    for line in lines:
         if line == "":
             if buf:
                 events.append(buf[:-1])
@@ -526,24 +530,11 @@ def splitlines_data(data: bytes) -> list[str]:
     text = data.decode("utf-8", errors="replace")
     if text.startswith("\ufeff"):
         text = text[1:]
-    events, buf = [], ""
-    for line in text.splitlines(keepends=True):
-        if line == line.rstrip("\r\n" + "".join(_SPLITLINES_ENDS)):
-            break  # the last piece has no line end: never dispatched
-        line = line.rstrip("\r\n" + "".join(_SPLITLINES_ENDS))
-        if line == "":
-            if buf:
-                events.append(buf[:-1])
-            buf = ""
-            continue
-        if line.startswith(":"):
-            continue
-        name, colon, value = line.partition(":")
-        if colon and value.startswith(" "):
-            value = value[1:]
-        if name == "data":
-            buf += value + "\n"
-    return events
+    ends = "\r\n" + "".join(_SPLITLINES_ENDS)
+    lines = text.splitlines(keepends=True)
+    if lines and lines[-1] == lines[-1].rstrip(ends):
+        lines.pop()  # the last piece has no line end: never dispatched
+    return sse_events([line.rstrip(ends) for line in lines])
 
 
 @st.composite
