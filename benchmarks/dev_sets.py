@@ -35,6 +35,7 @@ import re
 import sys
 import time
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -75,9 +76,9 @@ def group_of(name: str, row: dict[str, Any]) -> str:
     return f"{name}:{rid}"
 
 
-def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: FaithfulnessConfig) -> list[dict[str, Any]]:
+def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: FaithfulnessConfig) -> Iterator[dict[str, Any]]:
+    """One feature record per row, yielded as it is made (the caller stores them as they come)."""
     check = FaithfulnessCheck(NLIScorer(model), config, calibrator=None)
-    out = []
     started = time.perf_counter()
     unchecked: dict[str, int] = {}
     for n, (name, r) in enumerate(rows):
@@ -87,8 +88,8 @@ def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: Faithfu
             # the guard cannot judge the answer ("yes, he is" to a question whose "he" names nothing it can read):
             # block mode blocks it, so it scores as the lowest answer (as one with no checked sentence)
             unchecked[name] = unchecked.get(name, 0) + 1
-            out.append({"key": f"{name}:{r['id']}", "features": [], "tokens": 0, "pairs": 0, "min_entailment": 0.0,
-                        "unchecked": str(exc)})
+            yield {"key": f"{name}:{r['id']}", "features": [], "tokens": 0, "pairs": 0, "min_entailment": 0.0,
+                   "unchecked": str(exc)}
             continue
         sents = [s for s in res.sentences if s.checked]
         feats = []
@@ -106,13 +107,12 @@ def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: Faithfu
                 f["top_entailment"] = s.top_sentence_entailment or 0.0
                 f["top_contradiction"] = s.top_sentence_contradiction
             feats.append(f)
-        out.append({"key": f"{name}:{r['id']}", "features": feats, "tokens": res.model_tokens, "pairs": res.pairs,
-                    "min_entailment": min((s.entailment or 0.0 for s in sents), default=1.0)})
+        yield {"key": f"{name}:{r['id']}", "features": feats, "tokens": res.model_tokens, "pairs": res.pairs,
+               "min_entailment": min((s.entailment or 0.0 for s in sents), default=1.0)}
         if (n + 1) % 200 == 0:
             print(f"  {n + 1}/{len(rows)} rows, {time.perf_counter() - started:.0f} s", file=sys.stderr)
     for name, k in sorted(unchecked.items()):
         print(f"  {name}: {k} answer(s) unchecked (scored lowest, as block mode blocks them)", file=sys.stderr)
-    return out
 
 
 def weakest(feats: list[dict[str, float]], features: tuple[str, ...]) -> list[float]:
@@ -244,11 +244,14 @@ def main() -> None:
     todo = [(n, r) for n, r in data if f"{n}:{r['id']}" not in cache]
     if todo:
         print(f"extracting {len(todo)} rows with {args.model} ({config})", file=sys.stderr)
-        for c in extract(args.model, todo, config):
-            cache[c["key"]] = c
         if args.cache:
             args.cache.parent.mkdir(parents=True, exist_ok=True)
-            args.cache.write_text("".join(json.dumps(c) + "\n" for c in cache.values()))
+        for i, c in enumerate(extract(args.model, todo, config), 1):
+            cache[c["key"]] = c
+            if args.cache and (i % 100 == 0 or i == len(todo)):  # resumable: an interrupted run keeps its rows
+                tmp = args.cache.with_suffix(".tmp")
+                tmp.write_text("".join(json.dumps(c) + "\n" for c in cache.values()))
+                tmp.replace(args.cache)
     feats = [cache[f"{n}:{r['id']}"]["features"] for n, r in data]
     y = np.array([int(r["label"]) == 1 for _, r in data])
     supported = ~y

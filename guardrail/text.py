@@ -494,6 +494,17 @@ def _title_words(ws: list[str]) -> bool:
                 or any(len(p) > 4 and p.endswith("ed") for p in parts))
 
 
+def names_only(title: str) -> bool:
+    """A title that only names something ("Item", "Window", "Return window", "Product"): at most
+    :data:`TITLE_MAX_WORDS` words, no digit and no punctuation inside, none of the words that make a statement (see
+    :func:`label_title`). A table's column header of this kind states nothing."""
+    core = title.strip().rstrip(":").strip()
+    if not core or any(ch.isdigit() or ch in ".,;:!?()[]\"“”/&+=<>*_#|" for ch in core):
+        return False
+    ws = [w.lower() for w in words(core)]
+    return 0 < len(ws) <= TITLE_MAX_WORDS and _title_words(ws)
+
+
 def strip_enumerator(title: str) -> str:
     """A title without its number in a sequence ("Step 1: Return policy" -> "Return policy")."""
     return _ENUMERATOR.sub("", title)

@@ -101,7 +101,7 @@ def test_an_html_table_reads_as_its_markdown_twin() -> None:
     html = ("<table><tr><th>Product</th><th>Return window</th></tr><tr><td>Items</td><td>30 days of delivery</td>"
             "</tr></table>")
     md = "| Product | Return window |\n|---|---|\n| Items | 30 days of delivery |"
-    assert render(html).text.strip() == render(md).text.strip() == "Product, Return window: Items: 30 days of delivery."
+    assert render(html).text.strip() == render(md).text.strip() == "Items: 30 days of delivery."
 
 
 def test_an_html_table_expands_colspan_and_rowspan() -> None:
@@ -121,7 +121,11 @@ def test_an_html_table_keeps_every_word_shown() -> None:
     text = ("<table><caption>Return policy</caption><tr><th colspan=2>Group</th></tr><tr><th>Item</th><th>Window</th>"
             "</tr><tr><td>Shoes</td><td>30 days</td></tr></table>")
     got = render(text).text
-    for word in ("Return policy", "Group", "Item", "Window", "Shoes", "30 days"):
+    for word in ("Return policy", "Group", "Shoes", "30 days"):
+        assert word in got
+    # headers that only name their columns ("Item", "Window") state nothing and are not read; one that could is
+    got = render(text.replace("<th>Window</th>", "<th>Lifetime window</th>")).text
+    for word in ("Item", "Lifetime window"):
         assert word in got
 
 
@@ -138,7 +142,7 @@ def test_category_columns_read_each_cell_with_its_header(table: str, reading: st
 
 
 def test_a_table_by_rows_is_read_by_rows() -> None:
-    assert render("| Item | Returnable |\n|---|---|\n| Shoes | yes |").text.strip() == "Item: Shoes: returnable."
+    assert render("| Item | Returnable |\n|---|---|\n| Shoes | yes |").text.strip() == "Shoes: returnable."
 
 
 # --------------------------------------------------------------------------- the real model

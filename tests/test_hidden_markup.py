@@ -126,8 +126,9 @@ def test_faithful_markup_reads_cleanly(name: str) -> None:
 
 def test_tables_read_their_headers_once() -> None:
     table = "| Shipping | Cost |\n|---|---|\n| Standard shipping | $4.99 |\n| Express shipping | $12 |"
-    assert render(table).text == "Shipping: Standard shipping: cost: $4.99. \nExpress shipping: cost: $12. "
-    assert render("| Item | Window |\n|---|---|\n| Shoes | 30 days |").text == "Item, Window: Shoes: 30 days. "
+    assert render(table).text == "Standard shipping: cost: $4.99. \nExpress shipping: cost: $12. "
+    assert render("| Item | Window |\n|---|---|\n| Shoes | 30 days |").text == "Shoes: 30 days. "
+    assert render("| Item | Free window |\n|---|---|\n| Shoes | 30 days |").text == "Item, Free window: Shoes: 30 days. "
 
 
 # --------------------------------------------------------------------------- against the real renderers
@@ -202,7 +203,8 @@ def test_faithful_twins_are_delivered(gw: tuple[str, Telemetry], text: str) -> N
 
 def test_faithful_table_is_delivered(gw: tuple[str, Telemetry]) -> None:
     url, _ = gw
-    assert render(TABLE).text == "Item, Return window: Items: 30 days of delivery. "  # the headers are read
+    # headers that only name their columns are not read; a header that states something is (below)
+    assert render(TABLE).text == "Items: 30 days of delivery. "
     sid = script(dumps(chat(TABLE)))
     assert_delivered(post(url, sid), sid)
     bad = TABLE.replace("Return window", HAL)  # a hallucinated header: read, so blocked

@@ -52,11 +52,15 @@ CASES = {
     "fenced code is kept": ("```\n~~x~~ &amp; **y**\n```\nafter ~~x~~ y", "```\n~~x~~ &amp; **y**\n```\nafter  y"),
     # tables read as statements
     "table": ("| Item | Return window |\n|---|---|\n| Items | 30 days of delivery |\n| Gift cards | Not returnable |",
-              "Item, Return window: Items: 30 days of delivery. \nGift cards: Not returnable. "),
+              "Items: 30 days of delivery. \nGift cards: Not returnable. "),
+    # a header that could state something is read, as the heading of the first row
+    "table whose header could state something": (
+        "| Item | Lifetime warranty |\n|---|---|\n| Items | 30 days of delivery |",
+        "Item, Lifetime warranty: Items: 30 days of delivery. "),
     "table with short cells and yes/no": (
         "Item | Returnable | Fee\n:-- | :-: | --:\nShoes | ✓ | $5\nGift cards | No | -\n\nAfter.",
-        "Item: Shoes: returnable. Shoes: fee: $5. \nGift cards: not returnable. \n\nAfter."),
-    "table cells are rendered": ("| A | B |\n|---|---|\n| x | ~~1 day~~ &#51;0 days |", "A, B: x:  30 days. "),
+        "Shoes: returnable. Shoes: fee: $5. \nGift cards: not returnable. \n\nAfter."),
+    "table cells are rendered": ("| A | B |\n|---|---|\n| x | ~~1 day~~ &#51;0 days |", "x:  30 days. "),
     "not a table": ("a | b\nc | d", "a | b\nc | d"),
     # unicode: decorated letters
     "circled": ("ⓖⓘⓕⓣ ⓒⓐⓡⓓⓢ Ⓖⓘⓕⓣ", "gift cards Gift"),
@@ -89,13 +93,15 @@ def test_rendered_text(case: str) -> None:
 
 
 def test_offsets_point_into_the_source() -> None:
-    source = "**Gift cards** ~~cannot~~ can be returned. Ⓖⓘⓕⓣ &#51;0 days.\n\n| Item | Window |\n|--|--|\n| Shoes | 30 days |"
+    source = ("**Gift cards** ~~cannot~~ can be returned. Ⓖⓘⓕⓣ &#51;0 days.\n\n| Item | 30-day window |\n|--|--|\n"
+              "| Shoes | 30 days |")
     r = render(source)
     spans = {r.text[s.start : s.end]: r.to_source(s.start, s.end) for s in split_sentences(r.text)}
     assert source[slice(*spans["Gift cards  can be returned."])] == "**Gift cards** ~~cannot~~ can be returned."
     assert source[slice(*spans["Gift 30 days."])] == "Ⓖⓘⓕⓣ &#51;0 days."
     # the header cells no statement reads head the first row's statement: the span covers header and row
-    assert source[slice(*spans["Item, Window: Shoes: 30 days."])] == "Item | Window |\n|--|--|\n| Shoes | 30 days |"
+    assert source[slice(*spans["Item, 30-day window: Shoes: 30 days."])] == \
+        "Item | 30-day window |\n|--|--|\n| Shoes | 30 days |"
     assert r.to_source(0, 0) == (2, 2) and r.to_source(len(r.text), len(r.text)) == (len(source), len(source))
 
 

@@ -687,6 +687,9 @@ def question_in_conversation(question: str, earlier: Sequence[str], assistant: S
     claims "You can return it.", which any context about anything returnable entails. The question as written when
     it has no pronoun or nothing before it names a referent. The question's own message is read first ("I have a
     gift card. Can I return it?"), ``setting`` (system, developer and tool messages, instructions) last."""
+    meta = _meta_turn(question, earlier, assistant, setting)
+    if meta is not None:  # "Are you sure?", "Please answer with just yes or no.": no question of its own
+        return meta
     follow = _follow_up(question, earlier)
     if follow is not None:  # "And a gift card?" after "Can I return a jacket?": "Can I return a gift card?"
         return follow
@@ -723,6 +726,78 @@ def question_in_conversation(question: str, earlier: Sequence[str], assistant: S
         return prefix + question
     # the question alone, resolved: its own message's earlier sentences said what it points at
     return resolved if resolved.rstrip().endswith("?") or not question.rstrip().endswith("?") else resolved + "?"
+
+
+#: a user turn that asks for a confirmation of what the assistant just said ("Are you sure?", "Really?", "Is that
+#: right?", "Can you double-check?"): a yes to it restates the assistant's claim, a no takes it back
+_CONFIRMATION = re.compile(
+    r"(?i)^\s*(?:(?:ok(?:ay)?|so|wait|hmm+|hm|um+|oh|really|seriously|but)[,.!\s]+)*(?:"
+    r"(?:are|r)\s+(?:you|u)\s+(?:sure|certain|positive)(?:\s+about\s+(?:that|this|it))?"
+    r"|(?:you|u)\s+(?:sure|certain|positive)"
+    r"|(?:is|was)\s+(?:that|this|it)\s+(?:right|correct|true|so|accurate)"
+    r"|(?:that'?s|thats)\s+(?:right|correct|true)"
+    r"|(?:can|could|would)\s+(?:you|u)\s+(?:please\s+)?(?:confirm|double[-\s]?check|check\s+again|verify)(?:\s+(?:that|this|it))?"
+    r"|really|seriously|for\s+real|truly|honestly|sure|right|correct|true|confirm)\s*[?!.]*\s*$")
+#: a user turn that only asks for a form of the answer ("Please answer with just yes or no.", "Be brief.", "Explain.",
+#: "In one word?"): the question is the one before it
+_FORM_ONLY = re.compile(
+    r"(?i)^\s*(?:(?:ok(?:ay)?|so|and|but|please|pls|just|now|again|sorry)[,.!\s]+)*(?:"
+    r"(?:please\s+|pls\s+|just\s+|can\s+you\s+|could\s+you\s+)*(?:answer|reply|respond|say)"
+    r"(?:\s+(?:me|it|that|this|the\s+question|my\s+question))?(?:\s+(?:with|in|using))?(?:\s+(?:just|only|simply|a|one))*"
+    r"(?:\s+(?:(?:a\s+)?(?:yes|no|yes\s+or\s+no|yes/no|true\s+or\s+false|one\s+word|a\s+word|word|sentence|short|"
+    r"briefly|clearly|simply|directly|plainly|in\s+english|english)))*(?:\s+please)?"
+    r"|(?:just\s+|only\s+)?(?:yes\s+or\s+no|yes/no|true\s+or\s+false|in\s+(?:one|a|two|a\s+few)\s+words?|"
+    r"in\s+short|briefly|tl;?dr)(?:\s+please)?"
+    r"|(?:please\s+)?(?:be\s+(?:brief|concise|short|clear|direct|specific)|keep\s+it\s+(?:short|brief|simple)|"
+    r"(?:explain|elaborate|clarify|summari[sz]e|rephrase|simplify)(?:\s+(?:that|this|it|please|more|again|briefly))*|"
+    r"(?:say|tell\s+me)\s+(?:it\s+|that\s+)?again|go\s+on|continue|try\s+again|once\s+more|and\??|well\??|so\??)"
+    r"(?:\s+please)?)\s*[?!.]*\s*$")
+
+
+def _meta_turn(question: str, earlier: Sequence[str], assistant: Sequence[str],
+               setting: Sequence[str]) -> str | None:
+    """The question a user turn that is no question of its own stands for, or None for any other turn.
+
+    - A request for the form of the answer ("Please answer with just yes or no.", "Be brief.", "Explain."): the user's
+      question before it, read in the conversation as it was.
+    - A request for confirmation ("Are you sure?", "Is that right?", "Really?"): whether what the assistant last said
+      holds ("Is it true that gift cards cannot be returned?"), so that "Yes, I'm sure." restates that claim and
+      "No." takes it back. Read as written, "Are you sure?" + "Yes, I'm sure." claims "You are sure.", which the
+      context contradicts or cannot judge. None (the turn read as written) when the assistant's last turn makes no
+      claim the guard can restate."""
+    if len(question) > CONVERSATION_QUESTION_CHARS or not earlier and not assistant:
+        return None
+    text = question.strip()
+    if _FORM_ONLY.match(text):
+        before = [t for t in earlier if t.strip()]
+        if not before:
+            return None
+        return question_in_conversation(before[-1], before[:-1], assistant, setting)
+    if not _CONFIRMATION.match(text):
+        return None
+    said = next((t for t in reversed(assistant) if t.strip()), "")
+    if not said:
+        return None
+    value, rest = polarity(said)
+    sentences = [sp.of(said.strip()) for sp in split_sentences(said.strip())]
+    statement: str | None = None
+    if value is not None and earlier and not is_claim(rest):
+        # the assistant answered "No." or "Unfortunately not.": what that answer says to the question before
+        before = [t for t in earlier if t.strip()]
+        asked = question_in_conversation(before[-1], before[:-1], (), setting) if before else ""
+        statement = yes_no_statement(asked, value) if asked else None
+    if statement is None:
+        lead = sentences[0] if sentences else ""
+        if value is not None and rest and is_claim(rest) and len(sentences) >= 1:
+            lead = split_sentences(rest)[0].of(rest) if split_sentences(rest) else rest  # "No, gift cards cannot ..."
+        statement = lead if makes_claim(lead) and not lead.rstrip().endswith("?") else None
+    if statement is None:
+        return None
+    body = statement.strip().rstrip(".!")
+    first = body.split(" ", 1)[0]
+    if first not in ("I",) and not (len(first) > 1 and first[1:2].isupper()):
+        body = body[:1].lower() + body[1:]
+    return f"Is it true that {body}?"
 
 
 #: a follow-up that names only a new noun phrase and means the question before it ("And a gift card?", "What about
@@ -1099,6 +1174,11 @@ def question_referents(question: str) -> list[str]:
     return list(_question_referents(question))
 
 
+#: a question that asks whether a statement holds ("Is it true that gift cards cannot be returned?")
+_TRUE_THAT = re.compile(r"(?i)^\s*(?:is|isn't|isnt)\s+it\s+(?:really\s+|actually\s+)?(?:true|the\s+case|correct|right|so)"
+                        r"\s+that\s+(.{3,}?)\s*\?*\s*$")
+
+
 @functools.lru_cache(maxsize=256)  # a stream asks it once per sentence of the same question
 def _question_referents(question: str) -> tuple[str, ...]:
     """What a pronoun of the answer may point at in the question: its subject, its object, the topic it asks about
@@ -1108,6 +1188,14 @@ def _question_referents(question: str) -> tuple[str, ...]:
     if not q:
         return ()
     out: list[str] = []
+    embedded = _TRUE_THAT.match(q)
+    if embedded:  # "Is it true that gift cards cannot be returned?": what the statement names
+        written = embedded.group(1).strip()
+        clause = written[:1].upper() + written[1:] + "."
+        found = [r if not r.startswith(clause[:1]) or not written.startswith(r[:1].lower() + r[1:]) else
+                 r[:1].lower() + r[1:] for r in (claim_subject(clause), claim_object(clause)) if r]
+        return tuple(r for r in (join_tokens(_person(tokenize(r))) for r in found)
+                     if r.lower() not in PRONOUNS and _number(tokenize(r)) is not None)
     toks = tokenize(q.rstrip("?!. "))
     first = toks[0].lower() if toks else ""
     clause_q = q

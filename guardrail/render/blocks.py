@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from guardrail.render.markup import line_spans, outside_fences
 from guardrail.render.offsets import PassMap, PassOutput
+from guardrail.text import names_only
 
 _DELIM_CELL = re.compile(r"\s*:?-+:?\s*")
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+|$)")
@@ -196,6 +197,12 @@ def read_table(out: PassOutput, text: str, head: tuple[int, int], headers_spans:
         _row(PassOutput(text), text, row, headers, dry, used, cells)
     rest = list(dict.fromkeys(hs for k, hs in enumerate(headers_spans) if k not in used and hs[0] < hs[1]
                               and text[hs[0] : hs[1]].strip().lower() not in _EMPTY))  # a spanning header once
+    if all(names_only(text[hs:he]) for hs, he in rest):
+        # "Item", "Window", "Return window": names of columns, which state nothing. As the first row's heading they
+        # made it a claim no passage words ("Item, Window: Items: returnable.": blocked at entailment 0.57,
+        # contradiction 0.68; round 22 F4). A header that could state something ("Lifetime warranty", "90-day
+        # window", "Refunds never issued") is still read
+        rest = []
     for n, (hs, he) in enumerate(rest):
         if n:
             out.emit(", ", *head)
