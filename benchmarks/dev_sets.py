@@ -42,6 +42,7 @@ import numpy as np
 from calibration_cv import folds, overlap_absent, sigmoid  # the same baselines and folds as the two-set script
 
 from guardrail.checks.calibration import FEATURES, Calibrator, fit_logistic, sentence_features
+from guardrail.checks.evidence import RULE_CAP
 from guardrail.errors import UncheckableError
 from guardrail.checks.faithfulness import FaithfulnessCheck, FaithfulnessConfig
 from guardrail.scorers.nli import NLIScorer
@@ -98,6 +99,12 @@ def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: Faithfu
             f = sentence_features(s.entailment or 0.0, s.contradiction, s.coverage or 0.0, s.context_coverage or 0.0,
                                   bool(s.unsupported_terms), 0.0, len(basis), res.context_sentences)
             f["verbatim"] = 1.0 if s.verbatim else 0.0
+            if s.unsupported_numbers:
+                f["unsupported_number"] = 1.0
+            if s.denied_by is not None:
+                f["denied_by_rule"] = 1.0
+            if s.swapped_words:
+                f["swapped_word"] = 1.0
             f["max_contradiction"] = s.max_contradiction if s.max_contradiction is not None else 0.0
             if s.subject_conflict is not None:
                 f["subject_conflict"] = s.subject_conflict
@@ -139,6 +146,14 @@ ANY_PREMISE_CONTRADICTION: float | None = None
 #: also cap on the contradiction of the claim's best-ranked single sentence (with --sentences): measured, not shipped
 #: (v3.4, --sentences 2: CLIFF 0.795 -> 0.676, WiCE 0.817 -> 0.795, HaluEval 0.877 -> 0.880)
 TOP_SENTENCE_CAP = False
+#: a sentence with a number no context holds scores below the threshold (--no-number-cap: measured without)
+NUMBER_CAP = True
+#: a sentence denied by a clause of the contexts in its own words scores below the threshold (--no-denial-cap)
+DENIAL_CAP = True
+#: a near copy of a context sentence with a word of its own swapped in scores below the threshold (--no-swap-cap)
+SWAP_CAP = True
+#: the threshold the number cap is set under (the shipped model's; the cap is relative to the threshold in the guard)
+SHIPPED_THRESHOLD = 0.3604
 #: cap on the contradiction of a premise that names the claim's subject when its best support does not
 #: (FaithfulnessConfig.subject_conflict; --subject-conflict)
 SUBJECT_CONFLICT: float | None = FaithfulnessConfig().subject_conflict
@@ -158,6 +173,9 @@ def row_score(cal: Calibrator, feats: list[dict[str, float]]) -> float:
         bar = f.get("conflict_bar", SUBJECT_CONFLICT) if SUBJECT_CONFLICT is not None else None
         if bar is not None and f.get("subject_conflict", 0.0) >= bar:
             score = cal.cap(score, float(ent), f["subject_conflict"]) if f["subject_conflict"] > float(ent) else score
+        if NUMBER_CAP and f.get("unsupported_number") or DENIAL_CAP and f.get("denied_by_rule") or \
+                SWAP_CAP and f.get("swapped_word"):
+            score = min(score, SHIPPED_THRESHOLD * RULE_CAP * float(ent))  # as the guard caps it (evidence.RULE_CAP)
         if TOP_SENTENCE_CAP and "top_contradiction" in f:  # the claim's best-ranked single sentence caps it too
             score = cal.cap(score, f["top_entailment"], f["top_contradiction"])
         if ANY_PREMISE_CONTRADICTION is not None and f.get("max_contradiction", 0.0) >= ANY_PREMISE_CONTRADICTION:
@@ -192,7 +210,7 @@ def ci(score: np.ndarray, y: np.ndarray, groups: np.ndarray) -> str:
 
 
 def main() -> None:
-    global FEATURES_IN_USE, CAP, ANY_PREMISE_CONTRADICTION, TOP_SENTENCE_CAP, SUBJECT_CONFLICT
+    global FEATURES_IN_USE, CAP, ANY_PREMISE_CONTRADICTION, TOP_SENTENCE_CAP, SUBJECT_CONFLICT, NUMBER_CAP, DENIAL_CAP, SWAP_CAP
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model", type=Path)
     ap.add_argument("--cache", type=Path, help="JSONL of extracted features (reused when present; one per setting)")
@@ -208,6 +226,12 @@ def main() -> None:
     ap.add_argument("--any-premise-contradiction", type=float, default=None, metavar="MIN",
                     help="also cap on the strongest contradiction over the premises when it reaches MIN (not the guard's "
                          "rule: measured only)")
+    ap.add_argument("--no-number-cap", action="store_true",
+                    help="score a sentence with a number no context holds as the model and calibration do (no cap)")
+    ap.add_argument("--no-denial-cap", action="store_true",
+                    help="score a sentence a clause denies in its own words as the model and calibration do (no cap)")
+    ap.add_argument("--no-swap-cap", action="store_true",
+                    help="score a near copy with a swapped-in word as the model and calibration do (no cap)")
     ap.add_argument("--top-sentence-cap", action="store_true",
                     help="also cap on the contradiction of the claim's best single sentence (needs --sentences)")
     ap.add_argument("--subject-conflict", type=float, default=FaithfulnessConfig().subject_conflict,
@@ -222,6 +246,9 @@ def main() -> None:
     CAP = args.cap or None
     ANY_PREMISE_CONTRADICTION = args.any_premise_contradiction
     TOP_SENTENCE_CAP = args.top_sentence_cap
+    NUMBER_CAP = not args.no_number_cap
+    DENIAL_CAP = not args.no_denial_cap
+    SWAP_CAP = not args.no_swap_cap
     SUBJECT_CONFLICT = args.subject_conflict or None
     names = [n.strip() for n in args.sets.split(",")]
     cfg_kwargs: dict[str, Any] = {"threshold": 0.5, "answer_claims": not args.no_answer_claims}

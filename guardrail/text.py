@@ -377,7 +377,12 @@ def is_claim(text: str) -> bool:
     "ありがとう！": :func:`is_greeting`) and for lead-ins that only announce what follows ("Here is the policy:",
     :func:`is_lead_in`)."""
     return (any(w not in FILLER_WORDS for w in content_words(text)) and not is_lead_in(text) and not is_label(text)
-            and not is_offer(text) and not is_greeting(text))
+            and not is_offer(text) and not is_greeting(text) and not _TAGS_ONLY.fullmatch(text))
+
+
+#: a sentence that is only markup tags with a one-word name and no attribute ("<response>", "</answer>", "<item/>"):
+#: the lines that frame an XML answer, which claim nothing (a tag with another name than HTML's is read as text)
+_TAGS_ONLY = re.compile(r"\s*(?:</?[A-Za-z][\w.:-]{0,40}\s*/?>\s*)+")
 
 
 #: greetings, thanks and farewells in the languages answers most often open or close with besides English: a sentence
@@ -582,6 +587,9 @@ def offer_topics(text: str) -> list[str] | None:
     t = text.strip().strip("*_").strip().rstrip(".!?…").strip()
     if not t or any(ch.isdigit() for ch in t) or len(words(t)) > OFFER_MAX_WORDS:
         return None
+    pointer = _POINTER.fullmatch(t)
+    if pointer is not None:  # "See our returns page.", "Source: Return policy", "See https://... for details."
+        return _pointed_at(pointer.group("topic"))
     formula = False
     topics: list[str] = []
     for clause in re.split(r"\s*[,;]\s*|\s+and\s+", t):
@@ -613,6 +621,41 @@ def offer_topics(text: str) -> list[str] | None:
                 return None
             topics.append(topic)
     return topics if formula else None
+
+
+#: a pointer to where more is said ("See our returns page.", "For details, see Returns & Refunds.", "Learn more on
+#: our returns page.", "Source: Return policy", "See https://shop.example/returns for details."): it claims nothing
+#: but that the page is about its topic
+_POINTER = re.compile(
+    r"(?i)(?:(?:for|with)\s+(?:more\s+|further\s+|full\s+|additional\s+|the\s+full\s+)?(?:details|information|info)"
+    r"\s*,?\s*)?(?:please\s+|you\s+can\s+(?:also\s+)?|you\s+may\s+(?:also\s+)?|also\s+)?"
+    r"(?:learn\s+more(?:\s+(?:on|at|in|about|from))?|read\s+more(?:\s+(?:on|at|in|about))?|"
+    r"see(?:\s+also)?|refer\s+to|visit|check(?:\s+out)?|read|consult|go\s+to|head\s+to|look\s+at|view|"
+    r"find\s+(?:out\s+)?more(?:\s+(?:information|details|info))?\s+(?:on|at|in)|"
+    r"(?:more|further|full)\s+(?:details|information|info)\s+(?:(?:are|is|can\s+be\s+found)\s+)?(?:available\s+)?"
+    r"(?:on|at|in)|sources?\s*:|references?\s*:|more\s+info\s*:|details\s*:)"
+    r"\s+(?P<topic><?https?://\S+?>?|[^,;:!?]{1,80}?)"
+    r"(?:\s*,?\s*(?:for|with)\s+(?:more\s+|further\s+|full\s+|additional\s+|the\s+full\s+)?"
+    r"(?:details|information|info|specifics))?")
+#: words that name where a pointer sends the reader, not what it says ("our returns page" points at returns)
+_PAGE_WORDS = frozenset("page pages site website web link links article articles section sections document documents "
+                        "docs documentation doc help center centre faq faqs terms url here below above guide portal "
+                        "knowledge base kb our the your this that".split())
+_URL_TOPIC = re.compile(r"(?i)<?https?://[^\s/]+(?P<path>/\S*)?>?")
+
+
+def _pointed_at(topic: str) -> list[str] | None:
+    """The topics of what a pointer points at: its words but the page words ("our returns page" -> ["returns"]), the
+    words of a URL's path; None when they could state something (a pointer to "gift cards can be returned" is
+    judged)."""
+    topic = topic.strip()
+    url = _URL_TOPIC.fullmatch(topic)
+    if url is not None:
+        topic = re.sub(r"[-_/.+=?&#%]", " ", url.group("path") or "")
+    ws = [w for w in words(topic) if w.lower() not in _PAGE_WORDS]
+    if len(ws) > LEAD_IN_MAX_WORDS or not _title_words([w.lower() for w in ws]):
+        return None
+    return [" ".join(ws)] if ws else []
 
 
 def is_offer(text: str) -> bool:

@@ -1237,10 +1237,12 @@ _MARKERS = frozenset({"-", "*", "+", "\u2022", "\u2013", "\u2014"})
 
 
 _LEAD_ADVERBIAL = re.compile(
-    r"(?i)^\s*(?:(?:[a-z]{3,}ly|plus|also|still|now|today|currently|generally|usually|typically|normally|overall|"
+    r"(?i)^\s*(?:(?:[a-z]{3,}ly|see|look|listen|well|so|anyway|ok|okay|alright|plus|also|still|now|today|currently|generally|usually|typically|normally|overall|"
     r"basically|however|additionally|importantly|of\s+course|in\s+general|in\s+addition|as\s+a\s+rule|in\s+most\s+cases|"
     r"in\s+practice|at\s+the\s+moment|right\s+now|these\s+days|for\s+now|for\s+example|for\s+instance)\s*,\s*|"
-    r"(?:please\s+)?(?:note|remember|keep\s+in\s+mind|be\s+aware)\s+that\s+)(?=\S)")
+    r"(?:please\s+)?(?:note|remember|keep\s+in\s+mind|be\s+aware)\s+that\s+|"
+    r"(?:please\s+note|note|nb|n\.b\.|important|tip|pro\s+tip|reminder|warning|caution|update|fyi|ps|p\.s\.|"
+    r"heads[-\s]up|keep\s+in\s+mind|remember)\s*:\s+)(?=\S)")
 
 
 def claim_subject(sentence: str) -> str | None:

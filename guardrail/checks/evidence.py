@@ -7,6 +7,7 @@ signals.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from collections.abc import Sequence
@@ -16,10 +17,11 @@ import numpy as np
 
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
 from guardrail.checks.claims import claim_names, claim_subject
-from guardrail.checks.grounding import coverage, unsupported_terms
-from guardrail.checks.pairing import PairScores, Refs, borrowed_polarity, negative
+from guardrail.checks.grounding import KnownNumbers, coverage, unsupported_terms
+from guardrail.checks.lexicon import DETERMINERS, VERBS
+from guardrail.checks.pairing import PairScores, Refs, borrowed_polarity, denying_clause, negative
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
-from guardrail.text import Span, content_stems, words
+from guardrail.text import STOPWORDS, Span, content_stems, stem, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +92,15 @@ class SentenceEvidence:
     #: sentence about another subject, :data:`BORROWED_DENIAL` for the subject's own sentence when the best premise
     #: only lent the claim its polarity; None when no conflict was found
     conflict_bar: float | None = None
+    #: numbers of the sentence (figures, "thirty-one") that neither the contexts nor the question hold, not even as
+    #: a unit conversion of one they hold: they cap the score below the threshold (:data:`RULE_CAP`)
+    unsupported_numbers: tuple[str, ...] = ()
+    #: a clause of the contexts that names the claim's subject and says the opposite of the predicate the claim
+    #: repeats (:func:`~guardrail.checks.pairing.denying_clause`): it caps the score below the threshold
+    denied_by: ContextRef | None = None
+    #: words a near copy of a context sentence swaps in for the sentence's own that no context holds
+    #: (:func:`swapped_words`): they cap the score below the threshold
+    swapped_words: tuple[str, ...] = ()
 
     @property
     def checked(self) -> bool:
@@ -159,8 +170,9 @@ class EvidenceBasis:
 
     def __init__(self, contexts: Sequence[str], index: ContextIndex, vocab: frozenset[str], copies: frozenset[str],
                  question_words: Sequence[str], calibrator: Calibrator | None, threshold: float,
-                 reads_singles: bool = False, subject_conflict: float | None = None) -> None:
+                 reads_singles: bool = False, subject_conflict: float | None = None, question: str = "") -> None:
         self.contexts = contexts
+        self.question = question
         #: single context sentences are read besides the windows (FaithfulnessConfig.sentences)
         self.reads_singles = reads_singles
         #: FaithfulnessConfig.subject_conflict
@@ -171,6 +183,11 @@ class EvidenceBasis:
         self.question_words = question_words
         self.calibrator = calibrator
         self.threshold = threshold
+
+    @functools.cached_property
+    def numbers(self) -> KnownNumbers:
+        """The numbers the contexts and the question hold (read once, when a sentence has a number)."""
+        return KnownNumbers([*self.contexts, self.question])
 
     @functools.cached_property
     def context_tokens(self) -> set[str]:
@@ -188,6 +205,11 @@ class EvidenceBasis:
                                                  absent_share(basis, self.context_tokens), len(basis),
                                                  self.index.num_sentences),
                                entailment, contradiction)
+
+
+#: a sentence that may hold a number: a digit or a number word
+_HAS_NUMBER = re.compile(r"(?i)\d|\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|"
+                         r"billion)\b")
 
 
 def _first_single(refs: Refs, index: ContextIndex) -> int | None:
@@ -208,6 +230,11 @@ VETO_CONTRADICTION = 0.95
 #: contradiction read as such: the calibration's ``contradiction_cap``), not the 0.95 a sentence about another subject
 #: needs (``FaithfulnessConfig.subject_conflict``)
 BORROWED_DENIAL = 0.5
+#: how far below the threshold a sentence that a rule fails scores at most: ``threshold * RULE_CAP * entailment``. The
+#: rules: a number no context holds (a soft calibration feature let "Refunds are issued within 5-7 business days.",
+#: 7 in no passage, pass at 0.49 beside the 5 it copies: round 23 B2), and a clause that denies the claim in its own
+#: words (:func:`~guardrail.checks.pairing.denying_clause`: round 23 B3)
+RULE_CAP = 0.9
 
 
 def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairScores, basis: EvidenceBasis,
@@ -220,6 +247,9 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     if not item.check:
         return SentenceEvidence(number, item.text, item.span.start, item.span.end, item.hypothesis,
                                 None, None, None, None, None, None, None, None, terms, 0, None)
+    numbers = basis.numbers.unsupported(text) if _HAS_NUMBER.search(text) else ()
+    terms = tuple(dict.fromkeys([*terms, *(n for n in numbers if n.replace(",", "").lstrip("$€£").rstrip("%")
+                                           not in terms)]))
     if not refs:  # no context at all: nothing can support the sentence
         return SentenceEvidence(number, item.text, item.span.start, item.span.end, item.hypothesis,
                                 0.0, 0.0, None, None, None, None, 0.0, 0.0, terms, 0, False)
@@ -238,7 +268,7 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     if single is not None and not np.isnan(con[single]):  # shown, not capped on: measured, CLIFF 0.780 -> 0.676 (v3.4)
         top_ent, top_con = float(ent[single]), float(con[single])
     subject = claim_subject(text)
-    about = claim_words(text) if about is None else about
+    about = subject_core(text, claim_words(text), basis.index) if about is None else about
     conflict, against = _subject_conflict(about, premise, refs, con)
     bar = basis.subject_conflict  # how sure a denial of the subject must be to cap the sentence
     if against is not None and bar is not None and _says_opposite(against, basis.index, about, negative(text)):
@@ -259,6 +289,15 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
             conflict is not None and bar is not None and conflict >= bar and conflict > entailment)
         score = min(score, entailment * (1.0 - max(contradiction or 0.0, conflict or 0.0))) if denied \
             else max(score, basis.threshold)
+    if numbers:  # a number no passage holds: the sentence fails whatever the model reads
+        score = min(score, basis.threshold * RULE_CAP * entailment)
+    denial = denying_clause(text, about, basis.index) if about else None
+    swapped = swapped_words(text, basis.index) if entailment >= basis.threshold else ()
+    if swapped:  # a near copy of a context sentence with a word of its own swapped in
+        score = min(score, basis.threshold * RULE_CAP * entailment)
+        terms = tuple(dict.fromkeys([*terms, *swapped]))
+    if denial is not None:  # the subject's own clause says the opposite of what the claim repeats of it
+        score = min(score, basis.threshold * RULE_CAP * entailment)
     verbatim, source = _copy_of(item, text, refs, basis.copies)
     if verbatim:
         score = 1.0
@@ -269,6 +308,8 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         shown, role, shown_con = _unsupported_evidence(refs, ent, con)
         if against is not None and conflict is not None and bar is not None and conflict >= bar:
             shown, role, shown_con = against, "contradicts", conflict
+        elif denial is not None:
+            shown, role, shown_con = denial, "contradicts", None
     sent_span = basis.index.best_sentence(shown, content_stems(item.hypothesis), basis.question_words)
     return SentenceEvidence(
         index=number,
@@ -295,6 +336,9 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         subject=subject,
         subject_conflict=conflict,
         conflict_bar=bar if conflict is not None else None,
+        unsupported_numbers=numbers,
+        denied_by=None if denial is None else ContextRef(denial.chunk, denial.span.start, denial.span.end, denial.text),
+        swapped_words=swapped,
     )
 
 
@@ -302,6 +346,101 @@ def claim_words(text: str) -> frozenset[str]:
     """The words that say what a claim is about: its subject's content words and the names it mentions."""
     subject = claim_subject(text)
     return frozenset(content_stems(" ".join([subject or "", *claim_names(text)])))
+
+
+def subject_core(text: str, about: frozenset[str], index: ContextIndex) -> frozenset[str]:
+    """The words of a claim's subject as the contexts name it (:func:`claim_words` otherwise): hyphenated words split
+    ("Gift-cards", "E-gift cards"), a closed compound split where the contexts write it as two words ("Giftcards"),
+    and when no context sentence names the subject whole, its modifiers dropped from the left until one does
+    ("Unused gift cards", "Physical gift cards", "Even gift cards" -> "gift cards"). A context sentence about gift
+    cards says what holds of every kind of gift card: "Gift cards cannot be returned." denies "Unused gift cards can
+    be returned within 30 days.", which read with all its words found no sentence naming its subject and so no
+    conflict (round 23 B3)."""
+    subject = claim_subject(text)
+    if not subject:
+        return about
+    vocab = index.vocabulary
+    stems: list[str] = []
+    for w in content_stems(subject.replace("-", " ")):
+        if w not in vocab and len(w) >= 6:
+            split = next(((w[:i], stem(w[i:])) for i in range(3, len(w) - 2)
+                          if w[:i] in vocab and stem(w[i:]) in vocab), None)
+            if split is not None:  # "giftcard" where the contexts say "gift card"
+                stems.extend(split)
+                continue
+        stems.append(w)
+    names = about - frozenset(content_stems(subject))
+    whole = frozenset(stems) | names
+
+    def named(ws: frozenset[str]) -> bool:
+        return any(ws <= sw for chunk in index.sentence_words for sw in chunk)
+
+    if not stems or named(frozenset(stems)):  # the subject as written (its names aside: they need not be beside it)
+        return whole
+    for k in range(1, len(stems)):
+        if named(frozenset(stems[k:])):
+            return frozenset(stems[k:]) | names
+    return whole
+
+
+#: the fewest words a claim shares in order with a context sentence for a swapped word in it to count (a near copy)
+SWAP_MIN_SHARED = 6
+
+
+def swapped_words(text: str, index: ContextIndex) -> tuple[str, ...]:
+    """Words a near copy of a context sentence swaps in for the sentence's own, found in no context: "Items can be
+    returned within 30 days of delivery for a *partial* refund if unused." copies the items sentence but for
+    "partial", which no passage says ("full" is what it replaced). The model reads such a copy as entailed (0.53-0.89
+    on round 22's swaps: "purchase" for "delivery", "used" for "unused", "partial" for "full").
+
+    A near copy: one or two substitutions of at most two words each, every other word of the claim the sentence's in
+    its order, at least :data:`SWAP_MIN_SHARED` of them and four in five of the claim's. A word added without
+    replacing one (", per our policy") or a reordering is no swap; the swapped-in word must be a content word that no
+    context holds (by its stem), so a synonym the contexts use elsewhere, a function word or a number (numbers have
+    their own rule) is none."""
+    claim = words(text)
+    if len(claim) < SWAP_MIN_SHARED + 1:
+        return ()
+    stems = frozenset(content_stems(text))
+    out: list[str] = []
+    for c, (spans, wss) in enumerate(zip(index.sentences, index.sentence_words)):
+        for span, ws in zip(spans, wss):
+            if len(stems & ws) < max(3, (len(stems) * 3) // 5):
+                continue
+            source = words(span.of(index.contexts[c]))
+            ops = [op for op in difflib.SequenceMatcher(None, source, claim, autojunk=False).get_opcodes()
+                   if op[0] != "equal"]
+            shared = len(claim) - sum(j2 - j1 for _, _, _, j1, j2 in ops)
+            if not ops or len(ops) > 2 or shared < SWAP_MIN_SHARED or shared * 5 < len(claim) * 4:
+                continue
+            if any(tag not in ("replace", "delete", "insert") or i2 - i1 > 2 or j2 - j1 > 2
+                   for tag, i1, i2, j1, j2 in ops) or not any(tag == "replace" for tag, *_ in ops):
+                continue
+            novel = [w for tag, i1, i2, j1, j2 in ops if tag == "replace" for w in claim[j1:j2]
+                     if _swapped_in(w, source[i1:i2], index.vocabulary)]
+            out += [w for w in novel if w not in out]
+    return tuple(out)
+
+
+def _verbal(word: str) -> bool:
+    """A verb or a verb's inflection ("called", "describes", "comes")."""
+    if word in VERBS:
+        return True
+    for suffix, base in (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", ""),
+                         ("ing", "e")):
+        if word.endswith(suffix) and word[: len(word) - len(suffix)] + base in VERBS:
+            return True
+    return False
+
+
+def _swapped_in(word: str, replaced: list[str], vocabulary: frozenset[str]) -> bool:
+    """``word`` of a near copy, put where the context sentence had ``replaced``, says something of its own: a content
+    word (no function word, determiner, -ly adverb, abbreviation or number) that no context holds, and not one verb
+    for another ("described" for "called", "includes" for "comes with": a paraphrase of how, not of what)."""
+    if (word in STOPWORDS or word in DETERMINERS or not word.isalpha() or word.endswith("ly")
+            or stem(word) in vocabulary):
+        return False
+    return not (_verbal(word) and any(_verbal(r) for r in replaced))
 
 
 def names_subject(subject_words: frozenset[str], premise: Premise) -> bool:

@@ -72,6 +72,7 @@ from guardrail.checks.evidence import (
     claim_words,
     sentence_evidence,
     sentence_numbers,
+    subject_core,
     verbatim_key,
 )
 from guardrail.checks.evidence import FaithfulnessResult as FaithfulnessResult
@@ -774,7 +775,7 @@ class FaithfulnessCheck:
         basis = EvidenceBasis(contexts, prepared.index, prepared.vocab, prepared.copies,
                               content_stems(question) if question else [], self.calibrator, self.threshold,
                               reads_singles=prepared.singles is not None and bool(cfg.sentences),
-                              subject_conflict=cfg.subject_conflict)
+                              subject_conflict=cfg.subject_conflict, question=question)
         # premise selection, then the model's reading of the pairs, then each sentence's evidence
         numbers = sentence_numbers(items)
         limit = None if stop_below is None else (basis.threshold if stop_below == "auto" else float(stop_below))
@@ -787,7 +788,8 @@ class FaithfulnessCheck:
                 evidence += [sentence_evidence(numbers[i], dataclasses.replace(items[i], check=False), [], _NO_PAIRS,
                                                basis) for i in group]
                 continue
-            subjects = [claim_words(it.hypothesis if it.claim else it.text) if it.check else frozenset() for it in part]
+            subjects = [subject_core(t, claim_words(t), prepared.index) if it.check else frozenset()
+                        for it, t in ((it, it.hypothesis if it.claim else it.text) for it in part)]
             pairs, per_item = select_premises([it.hypothesis if it.check else None for it in part], prepared.index,
                                               prepared.units, prepared.singles, basis.question_words, budget, cfg,
                                               subjects)

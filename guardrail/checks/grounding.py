@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from guardrail.text import STOPWORDS
 
@@ -150,3 +151,253 @@ def as_context_numbers(sentence: str, spellings: Spellings) -> str:
     out = _FIGURE.sub(figure, sentence)
     return _WORD.sub(word, out)
 
+
+
+# ---------------------------------------------------------------------------------------------- numbers and quantities
+_UNITS_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen".split())}
+_TENS_WORDS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+               "ninety": 90}
+_SCALE_WORDS = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+#: a run of number words: "thirty-one", "twenty five", "two hundred", "one hundred and twenty", "3 million"
+_WORD_RUN = re.compile(
+    r"(?i)(?<![\w-])(?:(?:" + "|".join([*_UNITS_WORDS, *_TENS_WORDS, *_SCALE_WORDS]) + r")(?:[\s-]+(?:and\s+)?)?)+"
+    r"(?<![\s-])(?![\w-])")
+#: a figure as written: "$1,240.50", "34%", "5", "0.001", "1.5"
+_FIGURE_AT = re.compile(r"(?<![\w.,])(?P<cur>[$€£])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d])"
+                        r"(?:(?P<pct>\s?%)|(?P<suffix>[kKmMB]|bn|mn)\b)?")
+#: a scale word after a figure ("$45 million", "2.5 bn")
+_SCALE_AFTER = re.compile(r"(?i)\s*(?P<scale>thousand|million|billion|trillion|bn|mn)\b")
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9, "mn": 1e6, "k": 1e3, "m": 1e6,
+           "b": 1e9}
+_UNIT_AFTER = re.compile(r"[\s-]*(?P<unit>°\s?[CFcf]\b|[^\W\d_]+)")
+
+
+def _words_value(run: str) -> float | None:
+    """The value of a run of number words ("thirty-one" -> 31, "two hundred and five" -> 205), None if it is no
+    number ("and" alone)."""
+    total = current = 0.0
+    seen = False
+    for w in re.split(r"[\s-]+", run.lower()):
+        if w in _UNITS_WORDS:
+            current += _UNITS_WORDS[w]
+        elif w in _TENS_WORDS:
+            current += _TENS_WORDS[w]
+        elif w in _SCALE_WORDS:
+            scale = _SCALE_WORDS[w]
+            if scale == 100:
+                current = (current or 1) * 100
+            else:
+                total += (current or 1) * scale
+                current = 0
+        elif w == "and" or not w:
+            continue
+        else:
+            return None
+        seen = True
+    return total + current if seen else None
+
+
+def _singular(u: str) -> str:
+    u = u.lower().replace(" ", "")
+    return u[:-1] if len(u) > 3 and u.endswith("s") and not u.endswith("ss") else u
+
+
+#: words between a number and its unit that say which kind of unit ("5 business days", "30 calendar days"); "working"
+#: reads as "business"
+_QUALIFIERS = {"business": "business", "working": "business", "calendar": "calendar", "consecutive": "consecutive",
+               "school": "school", "banking": "business", "clear": "clear", "full": "full"}
+#: units a number measures: two different ones never stand for each other ("12%" is not "12 weeks")
+_MEASURES = frozenset("""second sec minute min hour hr day week month year night decade century
+    mg g gram kg kilogram kilo lb lbs pound oz ounce ton tonne mm cm m meter metre km kilometer kilometre in inch inche ft
+    foot feet mi mile ml l liter litre gal gallon kb mb gb tb kbp mbp gbp mhz ghz hz w kw kwh v mah mph kph
+    % percent percentage point dollar usd euro eur gbp cent""".split())
+_CURRENCY_UNITS = frozenset({"dollar", "usd", "euro", "eur", "gbp", "cent", "buck"})
+
+
+def _unit(text: str, end: int) -> tuple[str, str, int]:
+    """The unit word after a number ending at ``end`` (lower-cased, singular: "days" -> "day", "°F" -> "°f"), the
+    qualifier before it ("business" in "5 business days"; "" when none) and where the unit ends."""
+    m = _UNIT_AFTER.match(text, end)
+    if m is None:
+        return "", "", end
+    u = _singular(m.group("unit"))
+    if u in _QUALIFIERS:
+        nxt = _UNIT_AFTER.match(text, m.end())
+        if nxt is not None:
+            return _singular(nxt.group("unit")), _QUALIFIERS[u], nxt.end()
+    return u, "", m.end()
+
+
+#: a bound before a number, by direction: "within 30 days", "up to 10 hours" (at most) / "after 30 days", "at least 5"
+_UPPER = r"within|up\s+to|under|less\s+than|fewer\s+than|at\s+most|no\s+more\s+than|not\s+more\s+than|maximum(?:\s+of)?|max\.?|below|before|no\s+later\s+than|inside(?:\s+of)?"
+_LOWER = r"after|at\s+least|more\s+than|over|no\s+earlier\s+than|not\s+before|minimum(?:\s+of)?|min\.?|beyond|above|no\s+less\s+than|not\s+less\s+than|exceeding|upwards\s+of|past"
+_BOUND_BEFORE = re.compile(rf"(?i)(?:(?P<upper>{_UPPER})|(?P<lower>{_LOWER}))\s+(?:the\s+(?:first\s+|last\s+)?)?[$€£]?$")
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A number of a text with the unit word after it (``unit`` "" when none), and how it was written."""
+
+    value: float
+    unit: str
+    written: str
+    #: written in words ("thirty-one") rather than figures
+    words: bool = False
+    #: the kind of unit ("business" in "5 business days"), "" when none is said
+    qualifier: str = ""
+    #: "upper" ("within 30 days", "up to 10 hours"), "lower" ("after 30 days", "at least 5"), "" when none is said
+    bound: str = ""
+    #: a currency sign before it ("$60")
+    currency: bool = False
+    #: the number with its bound and unit as written ("after 30 days", "30 business days")
+    phrase: str = ""
+
+    def stands_for(self, other: "Quantity") -> bool:
+        """This quantity of an answer says what ``other`` (of a context) says: the same value, no other measure
+        ("12%" is not "12 weeks", "$60" is not "60 days"), no other kind of unit ("30 business days" is not "30
+        days"; "5 days" for "5 business days" says less, not otherwise) and no bound the other way ("after 30 days"
+        is not "within 30 days")."""
+        if self.value != other.value:
+            return False
+        mine = "$" if self.currency or self.unit in _CURRENCY_UNITS else self.unit
+        theirs = "$" if other.currency or other.unit in _CURRENCY_UNITS else other.unit
+        if mine != theirs and (mine == "$" or theirs == "$" or mine in _MEASURES and theirs in _MEASURES):
+            return False
+        if self.qualifier and mine == theirs and self.qualifier != other.qualifier:
+            return False
+        return not (self.bound and other.bound and self.bound != other.bound)
+
+
+def quantities(text: str, *, compound_words_only: bool = False) -> list[Quantity]:
+    """The numbers of ``text`` with their units: figures ("$1,240", "34%", "1.5k"), and numbers in words ("thirty-one
+    days"; with ``compound_words_only`` only those of two or more words, "thirty-one", "two hundred": a single word
+    such as "two" is as often a count the answer makes as a figure it quotes)."""
+    out: list[Quantity] = []
+    for m in _FIGURE_AT.finditer(text):
+        value = float(m.group("num").replace(",", ""))
+        end = m.end()
+        if m.group("suffix"):
+            value *= _SCALES[m.group("suffix").lower()]
+        elif (scale := _SCALE_AFTER.match(text, end)) is not None:  # "$45 million": 45,000,000
+            value *= _SCALES[scale.group("scale").lower()]
+            end = scale.end()
+        unit, qualifier, end = ("%", "", m.end()) if m.group("pct") else _unit(text, end)
+        bound, start = _bound(text, m.start())
+        out.append(Quantity(value, unit, m.group().strip(), qualifier=qualifier, bound=bound,
+                            currency=bool(m.group("cur")), phrase=text[start:end].strip()))
+    for m in _WORD_RUN.finditer(text):
+        run = m.group()
+        value = _words_value(run)
+        if value is None:
+            continue
+        if compound_words_only and len(re.split(r"[\s-]+(?:and[\s-]+)?", run.strip())) < 2:
+            continue
+        if run.strip().lower() == "one":
+            continue  # a pronoun as often as a number
+        unit, qualifier, end = _unit(text, m.end())
+        bound, start = _bound(text, m.start())
+        out.append(Quantity(value, unit, run.strip(), words=True, qualifier=qualifier, bound=bound,
+                            phrase=text[start:end].strip()))
+    return out
+
+
+def _bound(text: str, start: int) -> tuple[str, int]:
+    """The direction of the bound before a number starting at ``start`` and where the bound starts."""
+    a = max(0, start - 40)
+    m = _BOUND_BEFORE.search(text[a:start])
+    return ("", start) if m is None else ("upper" if m.group("upper") else "lower", a + m.start())
+
+
+#: unit conversions an answer may add beside a quantity it quotes ("1.3 kg (2.9 lb)", "14 days (two weeks)"):
+#: (units of the context's quantity, units of the answer's, factor from the first to the second)
+_CONVERSIONS: tuple[tuple[frozenset[str], frozenset[str], float], ...] = (
+    (frozenset({"kg", "kilogram", "kilo"}), frozenset({"lb", "lbs", "pound"}), 2.20462),
+    (frozenset({"g", "gram"}), frozenset({"oz", "ounce"}), 0.035274),
+    (frozenset({"km", "kilometer", "kilometre"}), frozenset({"mi", "mile"}), 0.621371),
+    (frozenset({"m", "meter", "metre"}), frozenset({"ft", "foot", "feet"}), 3.28084),
+    (frozenset({"cm", "centimeter", "centimetre"}), frozenset({"in", "inch", "inche"}), 0.393701),
+    (frozenset({"mm", "millimeter", "millimetre"}), frozenset({"in", "inch", "inche"}), 0.0393701),
+    (frozenset({"l", "liter", "litre"}), frozenset({"gal", "gallon"}), 0.264172),
+    (frozenset({"ml", "milliliter", "millilitre"}), frozenset({"oz", "ounce"}), 0.033814),
+    (frozenset({"week"}), frozenset({"day"}), 7.0),
+    (frozenset({"year"}), frozenset({"month"}), 12.0),
+    (frozenset({"day"}), frozenset({"hour"}), 24.0),
+    (frozenset({"hour"}), frozenset({"minute", "min"}), 60.0),
+    (frozenset({"minute", "min"}), frozenset({"second", "sec"}), 60.0),
+    (frozenset({"kg", "kilogram"}), frozenset({"g", "gram"}), 1000.0),
+    (frozenset({"g", "gram"}), frozenset({"mg", "milligram"}), 1000.0),
+    (frozenset({"km", "kilometer", "kilometre"}), frozenset({"m", "meter", "metre"}), 1000.0),
+)
+_CELSIUS = frozenset({"°c", "c", "celsius", "degree"})
+_FAHRENHEIT = frozenset({"°f", "f", "fahrenheit", "degree"})
+
+
+def _close(x: float, y: float, written: str) -> bool:
+    decimals = len(written.split(".", 1)[1].rstrip("%kKmM")) if "." in written else 0
+    return abs(x - y) <= max(0.03 * abs(y), 0.5 * 10 ** -decimals)
+
+
+def _converted(q: Quantity, known: Sequence[Quantity]) -> bool:
+    """``q`` is a unit conversion of a quantity in ``known`` (either direction)."""
+    if not q.unit:
+        return False
+    for k in known:
+        if not k.unit:
+            continue
+        for a, b, factor in _CONVERSIONS:
+            if k.unit in a and q.unit in b and _close(q.value, k.value * factor, q.written):
+                return True
+            if k.unit in b and q.unit in a and _close(q.value, k.value / factor, q.written):
+                return True
+        if k.unit in _CELSIUS and q.unit in _FAHRENHEIT and _close(q.value, k.value * 9 / 5 + 32, q.written):
+            return True
+        if k.unit in _FAHRENHEIT and q.unit in _CELSIUS and _close(q.value, (k.value - 32) * 5 / 9, q.written):
+            return True
+    return False
+
+
+#: ordinal words, which hold the number an answer may write as "1st" or "3rd"
+_ORDINALS = {w: i for i, w in enumerate("first second third fourth fifth sixth seventh eighth ninth tenth eleventh "
+                                        "twelfth".split(), start=1)}
+
+
+_REFERENCE_LABEL = re.compile(r"\]\[[^\]\n]{1,40}\]")
+
+
+class KnownNumbers:
+    """The numbers the contexts and the question hold (figures and number words), as values, with their units."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        texts = list(texts)
+        self.quantities = [q for t in texts for q in quantities(t)]
+        self.values = frozenset(q.value for q in self.quantities) | frozenset(
+            float(_ORDINALS[w.lower()]) for t in texts for w in re.findall(r"[A-Za-z]+", t) if w.lower() in _ORDINALS)
+        for t in texts:  # a date spelled out holds its day and year ("January 31, 2026": 31, 2026, and 1 for the month)
+            for m in _SPELLED_DATE.finditer(t):
+                month = (m.group("m1") or m.group("m2")).lower()[:3]
+                number = next(v for k, v in _MONTH_NUMBER.items() if k.startswith(month))
+                self.values = self.values | {float(number)}
+
+    def unsupported(self, sentence: str) -> tuple[str, ...]:
+        """The numbers of ``sentence`` (figures, compound number words) that no context nor the question holds,
+        neither as written nor as a unit conversion of one they hold ("2.9 lb" beside "1.3 kg"), as written."""
+        out = []
+        # a reference link's label ("[30 days of delivery][1]") numbers the link, not a claim: a stream may judge the
+        # sentence before the reference's definition below makes the label markup
+        sentence = _REFERENCE_LABEL.sub("]", sentence)
+        for q in quantities(sentence, compound_words_only=True):
+            same = [k for k in self.quantities if k.value == q.value]
+            if any(q.stands_for(k) for k in same) or not same and q.value in self.values or \
+                    _converted(q, self.quantities):
+                continue
+            if same and q.value in self.values:
+                out.append(q.phrase)  # the number is there, said of another unit or bound the other way
+                continue
+            if q.unit == "%" and q.value / 100 in self.values:
+                continue  # "50%" for "0.5"
+            if not q.unit == "%" and q.value * 100 in self.values and "." in q.written:
+                continue  # "0.5" for "50%"
+            out.append(q.written)
+        return tuple(dict.fromkeys(out))

@@ -258,6 +258,56 @@ def borrowed_polarity(premise: Premise, index: ContextIndex, hypothesis: str, su
     return naming
 
 
+#: words that make a clause conditional or partial: its polarity holds only in part ("cannot be returned unless
+#: unused", "can only be returned in store")
+_CONDITIONAL = re.compile(r"(?i)\b(?:unless|only|if|when|once|after|before|until|provided|except|excepting|excluding|"
+                          r"other than|apart from|aside from|besides|but not|save for)\b")
+
+
+#: where a claim joins two clauses ("..., since the clinic is closed", "I'm not sure, but ..."): its negation may be
+#: the other clause's
+_JOINED = re.compile(r"(?i),\s*(?:but|since|because|as|while|whereas|although|though|yet|and|so|or)\b|;|:\s|\s[\u2013\u2014-]\s")
+
+
+def denying_clause(hypothesis: str, subject: frozenset[str], index: ContextIndex) -> Premise | None:
+    """The clause of the contexts that denies the claim in its own words: every clause of the contexts that names the
+    claim's subject (``subject``: :func:`~guardrail.checks.evidence.subject_core`) says the opposite polarity, and
+    one of them says of it nothing but a predicate the claim repeats, unconditionally ("Gift cards cannot be
+    returned." against "Gift-cards can be returned within 30 days."); None otherwise.
+
+    The model misses such denials when the claim's subject is spelled otherwise ("Gift-cards": contradiction 0.43) or
+    a window lends the claim its support (round 23 B3); the words settle it. Never for a part of the subject ("Some
+    gift cards ..."), a clause with a condition or an exception ("cannot be returned unless unused"), nor where any
+    clause naming the subject says the claim's polarity."""
+    if not subject:
+        return None
+    first = tokenize(hypothesis)[:1]
+    if first and first[0].lower() in _PARTIAL or _CONDITIONAL.search(hypothesis) or _JOINED.search(hypothesis):
+        return None  # a part, a condition, or two clauses (whose polarity is whose?)
+    claim_negative = negative(hypothesis)
+    claim_words = frozenset(content_stems(hypothesis))
+    negations = frozenset(content_stems(" ".join(NEGATIONS)))
+    found: Premise | None = None
+    for c, (spans, wss) in enumerate(zip(index.sentences, index.sentence_words)):
+        text = index.contexts[c]
+        for span, ws in zip(spans, wss):
+            if not subject <= ws:
+                continue
+            for part in clauses(text, span):
+                said = part.of(text)
+                words_said = frozenset(content_stems(said))
+                if not subject <= words_said:
+                    continue
+                lead = tokenize(said)[:1]
+                if lead and lead[0].lower() in _PARTIAL or _CONDITIONAL.search(said) or \
+                        negative(said) == claim_negative:
+                    return None  # a part of it, a condition, or the claim's own polarity: the words do not settle it
+                predicate = words_said - subject - negations
+                if found is None and predicate and predicate <= claim_words:
+                    found = Premise(c, part, said)
+    return found
+
+
 #: where a sentence joins two clauses that may say opposite things of two subjects: ", but", ", while", ", whereas",
 #: ", although", ", though", ", yet", ";" and a dash
 _CLAUSE_BREAK = re.compile(r",\s+(?:but|while|whereas|although|though|yet)\s+|;\s+|\s+[\u2013\u2014]\s+|\s+--\s+", re.I)

@@ -8,6 +8,9 @@ rendered, so that the checks score what the reader reads, not the bytes that spe
 
 What it does, in this order (each step is one pass; see :func:`render`):
 
+00. **A whole answer that is a JSON document** (structured output) is read by its values, each on a line of its own
+    (:mod:`~guardrail.render.structured`): run together, the copied values drown one that no passage supports.
+
 0. **Comments that only name a source** (``<!-- source: policy -->``, ``<!-- ref: kb-123 -->``) are removed: metadata
    to every reader. :func:`render_shown` is the reading of a client that renders HTML: what it may not show is
    removed first, read as the HTML tokenizer reads it (every comment form, bogus ones too: ``<!x>``, ``<?x>``,
@@ -69,12 +72,19 @@ Modules: :mod:`~guardrail.render.offsets` (the maps back to the source), :mod:`~
 3 and 4), :mod:`~guardrail.render.blocks` and :mod:`~guardrail.render.tables` (step 2), :mod:`~guardrail.render.unicode`
 (steps 5 and 6).
 
-Text layer: this package imports nothing of guardrail outside it.
+Text layer: this package imports nothing of guardrail outside the text layer (:mod:`guardrail.text`).
 """
 
 from __future__ import annotations
 
-from guardrail.render.blocks import checklist_marks, citation_marks, list_numbers, markdown_blocks
+from guardrail.render.blocks import (
+    checklist_marks,
+    citation_marks,
+    definition_lists,
+    list_numbers,
+    markdown_blocks,
+    task_boxes,
+)
 from guardrail.render.markup import (
     hidden_html,
     hidden_regions,
@@ -84,12 +94,14 @@ from guardrail.render.markup import (
     struck_html,
 )
 from guardrail.render.offsets import Pass, PassMap, Rendered
+from guardrail.render.structured import json_document
 from guardrail.render.tables import html_tables
 from guardrail.render.unicode import rtl_overrides, unicode_forms
 
 __all__ = ["Rendered", "render", "render_shown"]
 
-_PASSES: tuple[Pass, ...] = (provenance_comments, struck_html, html_tables, markdown_blocks, checklist_marks,
+_PASSES: tuple[Pass, ...] = (json_document, provenance_comments, struck_html, html_tables, definition_lists,
+                             markdown_blocks, task_boxes, checklist_marks,
                              citation_marks, inline_marks, list_numbers, html_entities, rtl_overrides, unicode_forms)
 
 

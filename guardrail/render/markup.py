@@ -694,7 +694,9 @@ time title tr track u ul var video wbr center font big tt marquee blink nobr xmp
 svg path g circle rect line text tspan math mi mn mo mrow msup msub mfrac
 """.split())
 _BLOCK_TAGS = frozenset({"br", "p", "div", "li", "tr", "ul", "ol", "table", "blockquote", "hr", "h1", "h2", "h3", "h4",
-                         "h5", "h6", "section", "article", "header", "footer", "pre", "dl", "dt", "dd"})
+                         "h5", "h6", "section", "article", "header", "footer", "pre", "dl", "dt", "dd", "details",
+                         "summary", "figure", "figcaption", "aside", "nav", "main", "address", "fieldset", "legend",
+                         "caption", "center", "hgroup", "search", "menu", "dialog", "form"})
 _CELL_TAGS = frozenset({"td", "th"})
 #: words of an attribute value (two or more: prose, read)
 _WORDS = re.compile(r"[^\W\d_]{2,}")

@@ -12,10 +12,13 @@ from dataclasses import dataclass
 
 from guardrail.render.blocks import table_regions
 from guardrail.render.markup import code_blocks, hidden_regions, struck_regions
+from guardrail.render.structured import json_regions
 from guardrail.text import Span, split_sentences
 
 #: characters that may end a sentence: only a chunk holding one (or the few characters after one) re-splits the tail
 _TERMINATOR = re.compile(r"[.!?…:;\n。！？]")
+#: a line followed by a definition line (": ..."), as :func:`~guardrail.render.blocks.definition_lists` reads them
+_DEFINES = re.compile(r"(?m)^[ \t]{0,3}[^\s:|#>\-*+][^\n:]{0,80}?[ \t]*\n(?:[ \t]*\n)?[ \t]{0,3}:")
 #: characters after a terminator within which the splitter may still place a boundary there
 _SETTLE = 8
 
@@ -67,7 +70,10 @@ class SentenceAssembler:
         """The complete sentences of the text not yet released (``final``: the end of the answer, so all of them)."""
         tail = self._tail
         spans = split_sentences(tail)
-        if "<" in tail or "~" in tail or "    " in tail or "\t" in tail or "|" in tail or "![" in tail:
+        opens_json = self._tail_start == 0 and tail.lstrip()[:1] in ("{", "[")
+        defines = ":" in tail and bool(_DEFINES.search(tail))
+        if "<" in tail or "~" in tail or "    " in tail or "\t" in tail or "|" in tail or "![" in tail or opens_json \
+                or defines:
             # struck text, hidden HTML, code blocks and tables are read whole, as in the whole answer (a code block from
             # its indentation: alone, "<del>x</del>" of an indented block would read as struck, where a reader sees it
             # as written; a table's header line alone reads as a claim it is not)
@@ -78,6 +84,10 @@ class SentenceAssembler:
             regions += [(a, b) for a, b in hidden_regions(tail) if b is not None or not final]
             regions += [(a, n if b is None and final else b) for a, b in table_regions(tail)]  # at the end: it ended
             regions += [(a, b if final or b < n else None) for a, b in code_blocks(tail)]
+            if defines:  # a definition list's term and its definition read as one ("Gift cards: Cannot be returned.")
+                regions += [(m.start(), m.end()) for m in _DEFINES.finditer(tail)]
+            if opens_json:  # an answer that is a JSON document is read by its values once it closes
+                regions += [(a, n if b is None and final else b) for a, b in json_regions(tail)]
             spans = _bridged(spans, sorted(regions, key=lambda r: r[0]), n, final)
         complete = spans if final else spans[:-1]
         if not complete and not final and len(tail) > self.max_sentence_chars:

@@ -1,0 +1,288 @@
+"""Block mode, session 11 (rounds 22 and 23): numbers no passage holds, quantities said of another unit or bound, and
+answers that are JSON documents.
+
+- "Refunds are issued within 5-7 business days." (7 in no passage) passed at 0.49: the model reads a sentence that
+  also copies the right number as entailed, and an unsupported number was only a soft calibration feature. A number
+  that neither the contexts nor the question hold, not even as a unit conversion of one they hold, now caps the
+  sentence under the threshold; so does one that is there but said of another unit ("12%" beside "12 weeks"), another
+  kind of unit ("30 business days" for "30 days") or bound the other way ("after 30 days" for "within 30 days").
+- A structured answer (``{"answer": "...", "details": [...]}``) was read as one run-on sentence in which the copied
+  values drowned a hallucinated one; pretty-printed, its lines (``"details": [``) read as claims. An answer that is
+  a JSON document is read by its values, whole and streamed.
+
+Real model, whole answer and word-by-word stream; each hallucination with its faithful twin."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from block_mode import block_guard, both  # noqa: F401 - fixture
+
+from guardrail.checks.grounding import KnownNumbers, quantities
+from guardrail.guard import Guard
+from guardrail.render import render
+from guardrail.render.structured import json_regions
+from guardrail.stream.assembler import SentenceAssembler
+
+CTX = ["Items can be returned within 30 days of delivery for a full refund if unused. Gift cards cannot be returned. "
+       "Refunds are issued within 5 business days."]
+TRIAL = ["In this randomized, double-blind trial, 412 adults with moderate asthma received either drug X 200 mg daily "
+         "or placebo for 12 weeks. Drug X reduced the annual rate of severe exacerbations by 34% compared with "
+         "placebo. Headache was the most common adverse event, reported in 8% of patients."]
+SPEC = ["The X200 laptop has a 14-inch display and 16 GB of RAM. It weighs 1.3 kg. It costs $1,299. The city "
+        "approved a $45 million budget."]
+QP = "What is your return policy?"
+
+
+@pytest.mark.parametrize(("contexts", "sentence", "unsupported"), [
+    (CTX, "Refunds are issued within 5-7 business days.", ("7",)),
+    (CTX, "Items can be returned within thirty-one days.", ("thirty-one",)),
+    (CTX, "Items can be returned within 30 business days of delivery.", ("within 30 business days",)),
+    (CTX, "Items can be returned at least 30 days after delivery.", ("at least 30 days",)),
+    (CTX, "Refunds are issued within 5 calendar days.", ("within 5 calendar days",)),
+    (CTX, "Refunds are issued within 5 business hours.", ("within 5 business hours",)),
+    (TRIAL, "Headache was reported in 8% to 12% of patients.", ("12%",)),
+    (TRIAL, "It lasted 12 weeks (p<0.001).", ("0.001",)),
+    (SPEC, "It weighs 1.3 kg (3.5 lb).", ("3.5",)),
+    (SPEC, "The budget is $54M.", ("$54M",)),
+    # held: as written, in words, as a unit conversion, with another scale word, less specific, in the question
+    (CTX, "Items can be returned within thirty days.", ()),
+    (CTX, "You have 30 days from delivery to return unused items.", ()),
+    (CTX, "Items can be returned up to 30 days after delivery.", ()),
+    (CTX, "Refunds take 5 days.", ()),
+    (CTX, "Refunds are issued within 5 working days.", ()),
+    (CTX, "Items can be returned within 30 days (about 4 weeks).", ()),
+    (SPEC, "It weighs 1.3 kg (2.9 lb).", ()),
+    (SPEC, "It costs $1299.", ()),
+    (SPEC, "The city approved a budget of $45M.", ()),
+    (SPEC, "The city approved $45,000,000.", ()),
+    (TRIAL, "Drug X 200 mg was given daily for twelve weeks to 412 adults.", ()),
+])
+def test_numbers_no_passage_holds(contexts: list[str], sentence: str, unsupported: tuple[str, ...]) -> None:
+    assert KnownNumbers([*contexts, "What does it say?"]).unsupported(sentence) == unsupported
+
+
+def test_the_question_holds_numbers_too() -> None:
+    assert KnownNumbers([*CTX, "Can I return 2 items?"]).unsupported("You can return 2 items.") == ()
+    assert KnownNumbers([*CTX, "Can I return items?"]).unsupported("You can return 2 items.") == ("2",)
+
+
+def test_quantities_read_units_bounds_and_words() -> None:
+    q = {x.written: x for x in quantities("within 5 business days, after thirty-one days, up to $45 million, 34 %")}
+    assert (q["5"].unit, q["5"].qualifier, q["5"].bound) == ("day", "business", "upper")
+    assert (q["thirty-one"].value, q["thirty-one"].bound) == (31.0, "lower")
+    assert (q["$45"].value, q["$45"].currency) == (45e6, True)
+    assert q["34 %"].unit == "%"
+
+
+@pytest.mark.parametrize(("contexts", "question", "answer", "want"), [
+    (CTX, QP, "Refunds are issued within 5-7 business days.", "block"),
+    (CTX, QP, "Items can be returned within 30 days of delivery, or 60 days for members.", "block"),
+    (CTX, QP, "Items can be returned within 30 business days of delivery for a full refund if unused.", "block"),
+    (CTX, QP, "Items can be returned after 30 days of delivery for a full refund if unused.", "block"),
+    (CTX, QP, "Refunds are issued within 5 calendar days.", "block"),
+    (CTX, QP, "Refunds are issued within 5 business days.", "pass"),
+    (CTX, QP, "Items can be returned within thirty days of delivery.", "pass"),
+    (TRIAL, "What were the results?", "Drug X reduced the annual rate of severe exacerbations by 34% (95% CI, 21% to "
+     "45%) compared with placebo.", "block"),
+    (TRIAL, "What were the results?", "Drug X reduced the annual rate of severe exacerbations by 34% compared with "
+     "placebo.", "pass"),
+    (SPEC, "How heavy is it?", "It weighs 1.3 kg (2.9 lb).", "pass"),
+    (SPEC, "How heavy is it?", "It weighs 1.3 kg (3.9 lb).", "block"),
+])
+def test_a_number_no_passage_holds_fails_the_sentence(block_guard: Guard, contexts: list[str], question: str,
+                                                      answer: str, want: str) -> None:
+    whole, stream = both(block_guard, question, contexts, answer)
+    assert (whole, stream) == (want, want), answer
+
+
+def test_the_evidence_names_the_number() -> None:
+    from guardrail.checks.evaluator import Evaluator
+    from guardrail.scorers.nli import NLIScorer, default_nli_model
+
+    ev = Evaluator(nli=NLIScorer(default_nli_model()))
+    result = ev.evaluate(QP, CTX, "Refunds are issued within 5-7 business days.").faithfulness
+    assert result is not None
+    s = result.sentences[0]
+    assert s.unsupported_numbers == ("7",) and "7" in s.unsupported_terms and s.supported is False
+
+
+DOC = {"answer": "Items can be returned within 30 days of delivery for a full refund if unused.",
+       "details": ["Gift cards cannot be returned.", "Refunds are issued within 5 business days."]}
+BAD = {**DOC, "details": [*DOC["details"], "Shipping fees are refunded as well."]}
+
+
+@pytest.mark.parametrize(("answer", "want"), [
+    (json.dumps(DOC), "pass"),
+    (json.dumps(DOC, indent=2), "pass"),
+    (json.dumps(BAD), "block"),
+    (json.dumps(BAD, indent=2), "block"),
+    (json.dumps([*DOC["details"], "Gift cards can be returned within 30 days."]), "block"),
+    (json.dumps({"return_window_days": 30, "refund_days": 5, "gift_cards_returnable": False}), "pass"),
+    (json.dumps({"return_window_days": 90, "refund_days": 5, "gift_cards_returnable": False}), "block"),
+    (json.dumps({"return_window_days": 30, "refund_days": 5, "gift_cards_returnable": True}), "block"),
+])
+def test_a_json_answer_is_read_by_its_values(block_guard: Guard, answer: str, want: str) -> None:
+    whole, stream = both(block_guard, QP, CTX, answer)
+    assert (whole, stream) == (want, want), render(answer).text
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    (json.dumps(BAD), "\n".join([DOC["answer"], *BAD["details"]])),
+    ('{"a_b": 3, "ok": true, "no": false, "n": null}', "A b: 3.\nOk: yes.\nNo: no."),
+    ('{"answer": "No"}', "No"),
+    ('{"Gift cards can be returned.": true}', "Gift cards can be returned."),
+    ('{"x": "\\u0033\\u0030 days of delivery"}', "30 days of delivery"),
+    # not a whole JSON document: read as written
+    ('Here: {"a": "b c"}', 'Here: {"a": "b c"}'),
+    ('{"a": "b c"', '{"a": "b c"'),
+    ("{not json}", "{not json}"),
+])
+def test_what_a_json_answer_reads(text: str, read: str) -> None:
+    r = render(text)
+    assert r.text == read
+    if r.text != text and read:  # the evidence points back into the document: a value maps onto its own characters
+        first = read.split("\n")[0]
+        s, e = r.to_source(0, len(first))
+        assert first.lower().rstrip(".").split(":")[0] in text[s:e].lower().replace("_", " ")
+
+
+def test_a_streamed_json_answer_is_read_whole_once_it_closes() -> None:
+    text = json.dumps(BAD)
+    assert json_regions(text) == [(0, len(text))]
+    assert json_regions(text[:40]) == [(0, None)]
+    assert json_regions("[1] Items can be returned.") == [(0, 3)]
+    assert json_regions("Items [a] b") == []
+    a = SentenceAssembler()
+    cut = text.index("Gift cards") + 20
+    a.feed(text[:cut])
+    assert a.sentences() == []  # nothing is released while the document is open
+    a.feed(text[cut:])
+    assert [s.text for s in a.sentences(final=True)] == [text]
+
+
+# ------------------------------------------------------------------ subjects spelled otherwise than the denying sentence
+@pytest.mark.parametrize(("answer", "want"), [
+    # a modifier, a focus word, a label, another spelling, markup run into the subject: the gift-card sentence decides
+    ("Unused gift cards can be returned within 30 days.", "block"),
+    ("Physical gift cards can be returned within 30 days.", "block"),
+    ("Digital gift cards can be returned within 30 days.", "block"),
+    ("Even gift cards can be returned within 30 days.", "block"),
+    ("Note: gift cards can be returned within 30 days.", "block"),
+    ("Gift-cards can be returned within 30 days.", "block"),
+    ("Giftcards can be returned within 30 days.", "block"),
+    ("E-gift cards can be returned within 30 days.", "block"),
+    ("- [x] Items can be returned within 30 days of delivery.\n- [x] Gift cards can be returned within 30 days.",
+     "block"),
+    ("Items can be returned within 30 days.\n\n<details open><summary>More</summary>Gift cards can be returned within "
+     "30 days.</details>", "block"),
+    # their faithful twins
+    ("Unused items can be returned within 30 days of delivery.", "pass"),
+    ("Note: gift cards cannot be returned.", "pass"),
+    ("Gift-cards cannot be returned.", "pass"),
+    ("- [x] Items can be returned within 30 days of delivery.\n- [x] Gift cards cannot be returned.", "pass"),
+])
+def test_a_subject_spelled_otherwise_is_still_denied(block_guard: Guard, answer: str, want: str) -> None:
+    whole, stream = both(block_guard, QP, CTX, answer)
+    assert (whole, stream) == (want, want), render(answer).text
+
+
+def test_the_denying_clause_is_the_evidence() -> None:
+    from guardrail.checks.evaluator import Evaluator
+    from guardrail.scorers.nli import NLIScorer, default_nli_model
+
+    result = Evaluator(nli=NLIScorer(default_nli_model())).evaluate(
+        QP, CTX, "Gift-cards can be returned within 30 days.").faithfulness
+    assert result is not None
+    s = result.sentences[0]
+    assert s.denied_by is not None and s.denied_by.text == "Gift cards cannot be returned."
+    assert s.supported is False and s.sentence_role == "contradicts"
+
+
+@pytest.mark.parametrize(("contexts", "claim", "denied"), [
+    (CTX, "Gift cards can be returned within 30 days.", True),
+    (["Items can be returned."], "Items cannot be returned within 30 days.", True),
+    # the words do not settle it: a condition, a part of the subject, another predicate, the claim's own polarity
+    # somewhere, a claim of two clauses
+    (["Gift cards cannot be returned unless unused."], "Gift cards can be returned if unused.", False),
+    (["Gift cards cannot be returned."], "Some gift cards can be returned.", False),
+    (["Gift cards cannot be returned."], "Gift cards can be exchanged.", False),
+    (["Gift cards cannot be returned. Gift cards can be returned in store."], "Gift cards can be returned.", False),
+    (["The clinic is closed on Sundays."], "You cannot book an appointment for Sunday, since the clinic is closed on "
+     "Sundays.", False),
+    (["Gift cards cannot be returned, but items can be returned."], "Gift cards can be returned within a week.", True),
+])
+def test_which_clauses_deny_a_claim_in_its_own_words(contexts: list[str], claim: str, denied: bool) -> None:
+    from guardrail.checks.evidence import claim_words, subject_core
+    from guardrail.checks.pairing import denying_clause
+    from guardrail.checks.premises import ContextIndex
+    from guardrail.text import split_sentences
+
+    index = ContextIndex.build(contexts, lambda ts: [len(t.split()) for t in ts], None, 512)  # type: ignore[arg-type]
+    assert all(split_sentences(c) for c in contexts)
+    about = subject_core(claim, claim_words(claim), index)
+    assert (denying_clause(claim, about, index) is not None) is denied
+
+
+@pytest.mark.parametrize(("claim", "core"), [
+    ("Unused gift cards can be returned.", {"gift", "card"}),
+    ("Giftcards can be returned.", {"gift", "card"}),
+    ("Gift-cards can be returned.", {"gift", "card"}),
+    ("Unused items can be returned.", {"unus", "item"}),  # named whole by the items sentence: kept whole
+])
+def test_the_subject_as_the_contexts_name_it(claim: str, core: set[str]) -> None:
+    from guardrail.checks.evidence import claim_words, subject_core
+    from guardrail.checks.premises import ContextIndex
+    from guardrail.text import content_stems
+
+    index = ContextIndex.build(CTX, lambda ts: [len(t.split()) for t in ts], None, 512)  # type: ignore[arg-type]
+    want = frozenset(content_stems(" ".join(core))) if core != {"unus", "item"} else \
+        frozenset(content_stems("unused items"))
+    assert subject_core(claim, claim_words(claim), index) == want
+
+
+# ------------------------------------------------------------ pointers, definition lists, XML framing, task boxes
+FAITHFUL = "Items can be returned within 30 days of delivery for a full refund if unused."
+
+
+@pytest.mark.parametrize(("tail", "want"), [
+    ("See [our returns page](https://shop.example/returns).", "pass"),
+    ("For details, see [Returns & Refunds](https://shop.example/returns).", "pass"),
+    ("Learn more on our [returns page](https://shop.example/returns).", "pass"),
+    ("Source: [Return policy](https://shop.example/returns)", "pass"),
+    ("See https://shop.example/returns for details.", "pass"),
+    # a pointer whose topic states something is judged
+    ("See our lifetime warranty page.", "block"),
+    ("See https://shop.example/gift-cards-can-be-returned for details.", "block"),
+    ("See, gift cards can be returned within 30 days.", "block"),
+])
+def test_a_pointer_to_a_page_claims_nothing(block_guard: Guard, tail: str, want: str) -> None:
+    whole, stream = both(block_guard, QP, CTX, f"{FAITHFUL} {tail}")
+    assert (whole, stream) == (want, want), tail
+
+
+@pytest.mark.parametrize(("answer", "want"), [
+    ("Items\n: " + FAITHFUL + "\n\nGift cards\n: Cannot be returned.\n\nRefunds\n: Refunds are issued within 5 business "
+     "days.", "pass"),
+    ("Items\n: " + FAITHFUL + "\n\nGift cards\n: Can be returned within 30 days.", "block"),
+    ("<response>\n  <answer>" + FAITHFUL + "</answer>\n  <detail>Gift cards cannot be returned.</detail>\n</response>",
+     "pass"),
+    ("<response>\n  <answer>" + FAITHFUL + "</answer>\n  <detail>Gift cards can be returned.</detail>\n</response>",
+     "block"),
+])
+def test_definition_lists_and_xml_framing(block_guard: Guard, answer: str, want: str) -> None:
+    whole, stream = both(block_guard, QP, CTX, answer)
+    assert (whole, stream) == (want, want), render(answer).text
+
+
+def test_what_definition_lists_task_boxes_and_summaries_read() -> None:
+    assert render("Gift cards\n: Cannot be returned.").text == "Gift cards: Cannot be returned."
+    assert render("Gift cards\n\n: Cannot be returned.").text == "Gift cards: Cannot be returned."
+    assert render("- [x] Gift cards can be returned.\n- [ ] Items.").text == "- Gift cards can be returned.\n- Items."
+    assert "More\nGift cards" in render("<details><summary>More</summary>Gift cards can be returned.</details>").text
+    a = SentenceAssembler()
+    a.feed("Gift cards\n")
+    a.feed(": Cannot be returned.\n\nItems")
+    assert [s.text for s in a.sentences()] == ["Gift cards\n: Cannot be returned."]
