@@ -289,9 +289,10 @@ def quantities(text: str, *, compound_words_only: bool = False) -> list[Quantity
                             currency=bool(m.group("cur")), phrase=text[start:end].strip()))
     for m in _WORD_RUN.finditer(text):
         run = m.group()
-        value = _words_value(run)
-        if value is None:
+        spelled = _words_value(run)
+        if spelled is None:
             continue
+        value = spelled
         if compound_words_only and len(re.split(r"[\s-]+(?:and[\s-]+)?", run.strip())) < 2:
             continue
         if run.strip().lower() == "one":
@@ -336,7 +337,7 @@ _FAHRENHEIT = frozenset({"°f", "f", "fahrenheit", "degree"})
 
 def _close(x: float, y: float, written: str) -> bool:
     decimals = len(written.split(".", 1)[1].rstrip("%kKmM")) if "." in written else 0
-    return abs(x - y) <= max(0.03 * abs(y), 0.5 * 10 ** -decimals)
+    return abs(x - y) <= max(0.03 * abs(y), 0.5 * 10.0 ** -decimals)
 
 
 def _converted(q: Quantity, known: Sequence[Quantity]) -> bool:

@@ -74,7 +74,7 @@ def json_document(text: str) -> tuple[str, PassMap | None]:
         first = False
 
     def keys() -> list[tuple[str, int, int]]:
-        return [k for _, k in stack if isinstance(k, tuple)]  # type: ignore[misc]
+        return [k for _, k in stack if isinstance(k, tuple)]
 
     def value(kind: str, raw: str, a: int, b: int) -> None:
         named = keys()
