@@ -64,6 +64,21 @@ def test_numbers_no_passage_holds(contexts: list[str], sentence: str, unsupporte
     assert KnownNumbers([*contexts, "What does it say?"]).unsupported(sentence) == unsupported
 
 
+@pytest.mark.parametrize(("context", "sentence"), [
+    ("Barcelona will offer £50million for him.", "Barcelona will offer £ 50 m for Pogba."),
+    ("Barcelona will offer £50million for him.", "Barcelona will offer £ 50million for Pogba."),
+    ("It lies 230 meters under ground.", "It lies 230 metres below the surface."),
+    ("The salary rose by 13 percent.", "The salary rose by 13%."),
+    ("The change applies in the 2018-2019 academic year.", "It takes place during the 2018–19 academic year."),
+    ("He stole more than £500,000 from the company.", "He stole more than £ 500,000 from a quarry company."),
+    ("Tickets cost $60 each.", "Tickets cost 60 dollars."),
+])
+def test_numbers_written_otherwise_are_the_same(context: str, sentence: str) -> None:
+    """Spellings the dev sets' faithful summaries use (CLIFF, WiCE): a space after the currency sign, "metres",
+    "percent", a school year's short end."""
+    assert KnownNumbers([context]).unsupported(sentence) == ()
+
+
 def test_the_question_holds_numbers_too() -> None:
     assert KnownNumbers([*CTX, "Can I return 2 items?"]).unsupported("You can return 2 items.") == ()
     assert KnownNumbers([*CTX, "Can I return items?"]).unsupported("You can return 2 items.") == ("2",)
@@ -286,3 +301,68 @@ def test_what_definition_lists_task_boxes_and_summaries_read() -> None:
     a.feed("Gift cards\n")
     a.feed(": Cannot be returned.\n\nItems")
     assert [s.text for s in a.sentences()] == ["Gift cards\n: Cannot be returned."]
+
+
+# ------------------------------------------------- round 24: what the rules must not block, and what they still catch
+@pytest.mark.parametrize(("context", "sentence"), [
+    # rounding after "about", conversions, a unit carried over a dimension chain, spellings of one unit
+    ("It is 15.9 mm thick and has 16 GB of memory.", "It is about 16 mm thick."),
+    ("It costs $1,299.", "It costs $1,299, or about $1,300."),
+    ("It posted a net loss of $45.3 million.", "It posted a net loss of about $45 million."),
+    ("It has a 1 TB SSD.", "It has 1,000 GB of storage."),
+    ("Cabin bags must be no larger than 56 x 45 x 25 cm.", "Bags must be no larger than about 22 x 18 x 10 inches."),
+    ("The trail is 12 km long.", "The trail is 12 kilometres long."),
+    ("The warranty lasts one year.", "The warranty lasts 1 year."),
+    ("It includes a one-year limited warranty.", "It comes with a 12-month limited warranty."),
+    ("Primary caregivers get 16 weeks of leave.", "Primary caregivers get 16 weeks of leave, roughly 4 months."),
+    ("New hires become eligible after 90 days.", "New hires become eligible after 3 months."),
+    # worked out from a number the sentence quotes
+    ("The maximum is 6 tablets a day. Each tablet is 200 mg.", "The maximum daily dose is 6 tablets, which is 1,200 mg."),
+    ("Late payments accrue interest at 1.5% per month.", "Late payments accrue 1.5% per month, or 18% per year."),
+    # an offset from an event, a negated bound, none, the other clock
+    ("Be at the gate at least 30 minutes before departure.", "Be at the gate no later than 30 minutes before departure."),
+    ("New hires become eligible after 90 days.", "New hires are not eligible before 90 days."),
+    ("The Everyday card has no annual fee.", "The Everyday card's annual fee is $0."),
+    ("The flight lands at 18:05.", "The flight lands at 6:05 pm."),
+])
+def test_numbers_said_another_way_are_held(context: str, sentence: str) -> None:
+    assert KnownNumbers([context]).unsupported(sentence) == ()
+
+
+@pytest.mark.parametrize(("context", "sentence"), [
+    (CTX[0], "Refunds are issued within 5-7 business days."),  # 7 is no 5 + anything said
+    (CTX[0], "Items can be returned within 35 days."),  # 5 + 30, but the sentence quotes neither
+    (CTX[0], "Items can be returned within 30 days, or 60 days for members."),
+    ("It is 15.9 mm thick.", "It is about 19 mm thick."),
+    ("It costs $1,299.", "It costs $1,399."),
+])
+def test_numbers_the_relaxations_do_not_let_through(context: str, sentence: str) -> None:
+    assert KnownNumbers([context]).unsupported(sentence) != ()
+
+
+@pytest.mark.parametrize(("contexts", "answer", "want"), [
+    # synonyms in a near copy are no swap (round 24: 20 of 181 faithful paraphrases were blocked)
+    (CTX, "Items can be returned within 30 days of receipt for a full refund if unused.", "pass"),
+    (CTX, "Refunds are processed within 5 business days.", "pass"),
+    # contrasts are
+    (CTX, "Items can be returned within 30 days of delivery for a partial refund if unused.", "block"),
+    (CTX, "Items can be returned within 30 days of purchase for a full refund if unused.", "block"),
+    (CTX, "Items can be returned within 30 days of delivery for a full refund, even if used.", "block"),
+    # a bound or a price is no denial: "no more than" / "up to", "at no charge" / "free of charge"
+    (["Cabin bags must weigh no more than 7 kg. Service dogs travel in the cabin at no charge."],
+     "Cabin bags can weigh up to 7 kg.", "pass"),
+])
+def test_swaps_and_denials_read_what_is_said(block_guard: Guard, contexts: list[str], answer: str, want: str) -> None:
+    whole, stream = both(block_guard, QP, contexts, answer)
+    assert (whole, stream) == (want, want), answer
+
+
+def test_a_bound_or_a_price_is_no_denial() -> None:
+    from guardrail.checks.evidence import claim_words, subject_core
+    from guardrail.checks.pairing import denying_clause
+    from guardrail.checks.premises import ContextIndex
+
+    ctx = ["Cabin bags must weigh no more than 7 kg. Service dogs travel in the cabin at no charge."]
+    index = ContextIndex.build(ctx, lambda ts: [len(t.split()) for t in ts], None, 512)  # type: ignore[arg-type]
+    for claim in ("Cabin bags can weigh up to 7 kg.", "Service dogs travel in the cabin free of charge."):
+        assert denying_clause(claim, subject_core(claim, claim_words(claim), index), index) is None, claim

@@ -18,10 +18,9 @@ import numpy as np
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
 from guardrail.checks.claims import claim_names, claim_subject
 from guardrail.checks.grounding import KnownNumbers, coverage, unsupported_terms
-from guardrail.checks.lexicon import DETERMINERS, VERBS
 from guardrail.checks.pairing import PairScores, Refs, borrowed_polarity, denying_clause, negative
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
-from guardrail.text import STOPWORDS, Span, content_stems, stem, words
+from guardrail.text import Span, content_stems, stem, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +291,7 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     if numbers:  # a number no passage holds: the sentence fails whatever the model reads
         score = min(score, basis.threshold * RULE_CAP * entailment)
     denial = denying_clause(text, about, basis.index) if about else None
-    swapped = swapped_words(text, basis.index) if entailment >= basis.threshold else ()
+    swapped = swapped_words(text, basis.index)
     if swapped:  # a near copy of a context sentence with a word of its own swapped in
         score = min(score, basis.threshold * RULE_CAP * entailment)
         terms = tuple(dict.fromkeys([*terms, *swapped]))
@@ -385,21 +384,87 @@ def subject_core(text: str, about: frozenset[str], index: ContextIndex) -> froze
 
 #: the fewest words a claim shares in order with a context sentence for a swapped word in it to count (a near copy)
 SWAP_MIN_SHARED = 6
+#: sets of words that stand in contrast: within a set, each "|" part is one meaning (its words are synonyms), and a
+#: word of one part put in the place of a word of another changes what is said ("full" / "partial", "delivery" /
+#: "purchase", "LCD" / "OLED"). Synonyms ("receipt" for "delivery", "compulsory" for "mandatory") are no contrast.
+CONTRASTS = """
+full, complete, entire | partial
+used, opened, worn, damaged | unused, unopened, new, unworn, undamaged
+refundable, returnable, exchangeable | nonrefundable, non-refundable, nonreturnable, non-returnable
+free, complimentary, included, waived | paid, extra, additional, charged, chargeable
+optional, voluntary, elective | mandatory, required, compulsory, obligatory
+minimum, min, lowest, least | maximum, max, highest, most
+before, prior, preceding | after, following
+earlier, sooner | later
+first, earliest | last, latest, final
+daily | weekly | monthly | quarterly | annual, annually, yearly
+hourly | daily
+purchase, order, buying, checkout | delivery, receipt, arrival, shipment, dispatch
+online, website, app | store, in-store, branch, counter
+domestic, national | international, foreign, overseas
+digital, electronic, virtual | physical, plastic, printed
+economy, coach | business | premium
+basic | standard | premium, plus | pro, professional | enterprise, business
+lcd | oled, amoled | led
+wired | wireless, bluetooth
+manual, manually | automatic, automatically
+temporary, provisional | permanent
+public | private
+internal | external
+increase, increases, increased, rise, rises, rose, raise, raised, higher, more, greater | decrease, decreases, decreased, reduce, reduces, reduced, reduction, fall, falls, fell, drop, drops, dropped, lower, less, fewer
+allowed, permitted, accepted, eligible | prohibited, forbidden, banned, excluded, ineligible, rejected
+adult, adults | child, children, kid, kids, minor, minors, infant, infants
+weekday, weekdays | weekend, weekends
+morning | afternoon | evening | night, overnight
+male, men, man | female, women, woman
+mild | moderate | severe
+north, northern | south, southern | east, eastern | west, western
+monday | tuesday | wednesday | thursday | friday | saturday | sunday
+january | february | march | april | may | june | july | august | september | october | november | december
+tablet, tablets, pill, pills | capsule, capsules | injection, injections
+cash | card, cards, credit | cheque, check
+fixed | variable
+secured | unsecured
+lifetime | limited
+"""
+_CONTRAST: dict[str, tuple[int, int]] = {}
+for _set, _line in enumerate(line for line in CONTRASTS.strip().splitlines() if line.strip()):
+    for _part, _words in enumerate(_line.split("|")):
+        for _w in _words.split(","):
+            _CONTRAST.setdefault(_w.strip().lower(), (_set, _part))
+
+
+_NEGATORS = frozenset("not no never cannot can't won't isn't aren't doesn't don't didn't nor neither none".split())
+
+
+def _contrasted(replaced: list[str], put: list[str]) -> list[str]:
+    """The words of ``put`` that stand in contrast with a word of ``replaced`` (:data:`CONTRASTS`)."""
+    out = []
+    for w in put:
+        mine = _CONTRAST.get(w)
+        if mine is not None and any((o := _CONTRAST.get(r)) is not None and o[0] == mine[0] and o[1] != mine[1]
+                                    for r in replaced):
+            out.append(w)
+    return out
 
 
 def swapped_words(text: str, index: ContextIndex) -> tuple[str, ...]:
-    """Words a near copy of a context sentence swaps in for the sentence's own, found in no context: "Items can be
-    returned within 30 days of delivery for a *partial* refund if unused." copies the items sentence but for
-    "partial", which no passage says ("full" is what it replaced). The model reads such a copy as entailed (0.53-0.89
-    on round 22's swaps: "purchase" for "delivery", "used" for "unused", "partial" for "full").
+    """Words a near copy of a context sentence puts in place of the sentence's own where they say something else: "Items
+    can be returned within 30 days of delivery for a *partial* refund if unused." copies the items sentence but for
+    "partial" in the place of "full"; "within 30 days of *purchase*" for "of delivery"; "even if *used*" for "if
+    unused". The model reads such a copy as entailed (0.53-0.92).
 
-    A near copy: one or two substitutions of at most two words each, every other word of the claim the sentence's in
-    its order, at least :data:`SWAP_MIN_SHARED` of them and four in five of the claim's. A word added without
-    replacing one (", per our policy") or a reordering is no swap; the swapped-in word must be a content word that no
-    context holds (by its stem), so a synonym the contexts use elsewhere, a function word or a number (numbers have
-    their own rule) is none."""
+    A near copy: every word of the claim but at most two substitutions and two additions of at most two words each is
+    the sentence's in its order (words the sentence has and the claim drops do not count: a copy may say less), at
+    least :data:`SWAP_MIN_SHARED` of them and four in five of the claim's. A substitution counts when the two words
+    stand in contrast (:data:`CONTRASTS`: "full" / "partial", "economy" / "business", "LCD" / "OLED"), not when they
+    are synonyms ("receipt" for "delivery", "staff" for "employees": measured in round 24, a rule on any word no
+    context holds blocked 20 of 181 faithful paraphrases). A claim that is a near copy of some sentence with no
+    contrast (the context says it that way too) has none."""
     claim = words(text)
-    if len(claim) < SWAP_MIN_SHARED + 1:
+    if len(claim) < SWAP_MIN_SHARED:
+        return ()
+    if not any(w in _CONTRAST for w in claim):
         return ()
     stems = frozenset(content_stems(text))
     out: list[str] = []
@@ -410,37 +475,19 @@ def swapped_words(text: str, index: ContextIndex) -> tuple[str, ...]:
             source = words(span.of(index.contexts[c]))
             ops = [op for op in difflib.SequenceMatcher(None, source, claim, autojunk=False).get_opcodes()
                    if op[0] != "equal"]
-            shared = len(claim) - sum(j2 - j1 for _, _, _, j1, j2 in ops)
-            if not ops or len(ops) > 2 or shared < SWAP_MIN_SHARED or shared * 5 < len(claim) * 4:
+            if any(tag == "delete" and _NEGATORS & set(source[i1:i2]) for tag, i1, i2, _, _ in ops):
+                continue  # the claim drops the sentence's "not": it says the opposite, no near copy
+            changed = [op for op in ops if op[0] != "delete"]  # words the claim drops: it says less
+            shared = len(claim) - sum(j2 - j1 for _, _, _, j1, j2 in changed)
+            if len(changed) > 4 or shared < SWAP_MIN_SHARED or shared * 5 < len(claim) * 4 or \
+                    any(j2 - j1 > 2 or (tag == "replace" and i2 - i1 > 2) for tag, i1, i2, j1, j2 in changed):
                 continue
-            if any(tag not in ("replace", "delete", "insert") or i2 - i1 > 2 or j2 - j1 > 2
-                   for tag, i1, i2, j1, j2 in ops) or not any(tag == "replace" for tag, *_ in ops):
-                continue
-            novel = [w for tag, i1, i2, j1, j2 in ops if tag == "replace" for w in claim[j1:j2]
-                     if _swapped_in(w, source[i1:i2], index.vocabulary)]
-            out += [w for w in novel if w not in out]
+            contrast = [w for tag, i1, i2, j1, j2 in changed if tag == "replace"
+                        for w in _contrasted(source[i1:i2], claim[j1:j2])]
+            if not contrast:
+                return ()  # a near copy of this sentence that says what it says
+            out += [w for w in contrast if w not in out]
     return tuple(out)
-
-
-def _verbal(word: str) -> bool:
-    """A verb or a verb's inflection ("called", "describes", "comes")."""
-    if word in VERBS:
-        return True
-    for suffix, base in (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", ""),
-                         ("ing", "e")):
-        if word.endswith(suffix) and word[: len(word) - len(suffix)] + base in VERBS:
-            return True
-    return False
-
-
-def _swapped_in(word: str, replaced: list[str], vocabulary: frozenset[str]) -> bool:
-    """``word`` of a near copy, put where the context sentence had ``replaced``, says something of its own: a content
-    word (no function word, determiner, -ly adverb, abbreviation or number) that no context holds, and not one verb
-    for another ("described" for "called", "includes" for "comes with": a paraphrase of how, not of what)."""
-    if (word in STOPWORDS or word in DETERMINERS or not word.isalpha() or word.endswith("ly")
-            or stem(word) in vocabulary):
-        return False
-    return not (_verbal(word) and any(_verbal(r) for r in replaced))
 
 
 def names_subject(subject_words: frozenset[str], premise: Premise) -> bool:

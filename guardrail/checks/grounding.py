@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -163,10 +164,16 @@ _SCALE_WORDS = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billio
 #: a run of number words: "thirty-one", "twenty five", "two hundred", "one hundred and twenty", "3 million"
 _WORD_RUN = re.compile(
     r"(?i)(?<![\w-])(?:(?:" + "|".join([*_UNITS_WORDS, *_TENS_WORDS, *_SCALE_WORDS]) + r")(?:[\s-]+(?:and\s+)?)?)+"
-    r"(?<![\s-])(?![\w-])")
+    r"(?<![\s-])(?!\w)")
 #: a figure as written: "$1,240.50", "34%", "5", "0.001", "1.5"
-_FIGURE_AT = re.compile(r"(?<![\w.,])(?P<cur>[$€£])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d])"
+_FIGURE_AT = re.compile(r"(?<![\w.,])(?P<cur>[$€£]\s?)?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d])"
                         r"(?:(?P<pct>\s?%)|(?P<suffix>[kKmMB]|bn|mn)\b)?")
+#: the rest of a dimension chain after its first figure, up to its unit ("x 18 x 10 inches")
+_DIMENSIONS = re.compile(r"(?:\s*[x×]\s*\d+(?:\.\d+)?)+\s*(?P<unit>[^\W\d_]+)")
+#: a scale letter after an amount of money and a space ("£ 50 m")
+_SHORT_SCALE = re.compile(r" ([kKmMB]|bn|mn)\b")
+#: a year before a two-digit end of a range ("2018–19")
+_YEAR_RANGE = re.compile(r"\b((?:19|20)\d\d)\s?[-–/]\s?$")
 #: a scale word after a figure ("$45 million", "2.5 bn")
 _SCALE_AFTER = re.compile(r"(?i)\s*(?P<scale>thousand|million|billion|trillion|bn|mn)\b")
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9, "mn": 1e6, "k": 1e3, "m": 1e6,
@@ -199,9 +206,19 @@ def _words_value(run: str) -> float | None:
     return total + current if seen else None
 
 
+#: spellings of one unit ("metres" and "meters", "per cent" and "%")
+_SAME_UNIT = {"metre": "m", "meter": "m", "kilometre": "km", "kilometer": "km", "centimetre": "cm", "centimeter": "cm",
+              "millimetre": "mm", "millimeter": "mm", "litre": "l", "liter": "l", "millilitre": "ml", "milliliter": "ml",
+              "percent": "%", "pct": "%", "percentage": "%", "kilo": "kg", "kilogram": "kg", "gram": "g",
+              "milligram": "mg", "pound": "lb", "lbs": "lb", "ounce": "oz", "mile": "mi", "foot": "ft", "feet": "ft",
+              "inch": "in", "inche": "in", "gigabyte": "gb", "terabyte": "tb", "megabyte": "mb", "hr": "hour",
+              "min": "minute", "sec": "second", "yr": "year", "mo": "month", "wk": "week"}
+
+
 def _singular(u: str) -> str:
     u = u.lower().replace(" ", "")
-    return u[:-1] if len(u) > 3 and u.endswith("s") and not u.endswith("ss") else u
+    u = u[:-1] if len(u) > 3 and u.endswith("s") and not u.endswith("ss") else u
+    return _SAME_UNIT.get(u, u)
 
 
 #: words between a number and its unit that say which kind of unit ("5 business days", "30 calendar days"); "working"
@@ -220,8 +237,8 @@ def _unit(text: str, end: int) -> tuple[str, str, int]:
     """The unit word after a number ending at ``end`` (lower-cased, singular: "days" -> "day", "°F" -> "°f"), the
     qualifier before it ("business" in "5 business days"; "" when none) and where the unit ends."""
     m = _UNIT_AFTER.match(text, end)
-    if m is None:
-        return "", "", end
+    if m is None or m.group("unit").lower() in STOPWORDS or m.group("unit").lower() in ("x", "×"):
+        return "", "", end  # "£500,000 from ...", "5 and 6", "22 x 18": no unit said
     u = _singular(m.group("unit"))
     if u in _QUALIFIERS:
         nxt = _UNIT_AFTER.match(text, m.end())
@@ -253,6 +270,8 @@ class Quantity:
     currency: bool = False
     #: the number with its bound and unit as written ("after 30 days", "30 business days")
     phrase: str = ""
+    #: said as an approximation ("about 1.3 kg", "roughly $45 million")
+    hedged: bool = False
 
     def stands_for(self, other: "Quantity") -> bool:
         """This quantity of an answer says what ``other`` (of a context) says: the same value, no other measure
@@ -263,14 +282,14 @@ class Quantity:
             return False
         mine = "$" if self.currency or self.unit in _CURRENCY_UNITS else self.unit
         theirs = "$" if other.currency or other.unit in _CURRENCY_UNITS else other.unit
-        if mine != theirs and (mine == "$" or theirs == "$" or mine in _MEASURES and theirs in _MEASURES):
-            return False
+        if mine != theirs and (mine in _MEASURES or mine == "$") and (theirs in _MEASURES or theirs == "$"):
+            return False  # two measures: "12%" is not "12 weeks", "$60" is not "60 days"
         if self.qualifier and mine == theirs and self.qualifier != other.qualifier:
             return False
         return not (self.bound and other.bound and self.bound != other.bound)
 
 
-def quantities(text: str, *, compound_words_only: bool = False) -> list[Quantity]:
+def quantities(text: str, *, compound_words_only: bool = False, ones: bool = False) -> list[Quantity]:
     """The numbers of ``text`` with their units: figures ("$1,240", "34%", "1.5k"), and numbers in words ("thirty-one
     days"; with ``compound_words_only`` only those of two or more words, "thirty-one", "two hundred": a single word
     such as "two" is as often a count the answer makes as a figure it quotes)."""
@@ -278,15 +297,24 @@ def quantities(text: str, *, compound_words_only: bool = False) -> list[Quantity
     for m in _FIGURE_AT.finditer(text):
         value = float(m.group("num").replace(",", ""))
         end = m.end()
+        year = _YEAR_RANGE.search(text, max(0, m.start() - 8), m.start()) if len(m.group("num")) == 2 else None
+        if year is not None:  # "2018–19": 2019
+            value = float(int(year.group(1)[:2]) * 100 + int(m.group("num")))
         if m.group("suffix"):
             value *= _SCALES[m.group("suffix").lower()]
+        elif m.group("cur") and (short := _SHORT_SCALE.match(text, end)) is not None:  # "£ 50 m", "$3 bn"
+            value *= _SCALES[short.group(1).lower()]
+            end = short.end()
         elif (scale := _SCALE_AFTER.match(text, end)) is not None:  # "$45 million": 45,000,000
             value *= _SCALES[scale.group("scale").lower()]
             end = scale.end()
         unit, qualifier, end = ("%", "", m.end()) if m.group("pct") else _unit(text, end)
-        bound, start = _bound(text, m.start())
+        if not unit and (dims := _DIMENSIONS.match(text, end)) is not None:  # "22 x 18 x 10 inches": inches all
+            unit = _singular(dims.group("unit"))
+        bound, start = _bound(text, m.start(), end)
         out.append(Quantity(value, unit, m.group().strip(), qualifier=qualifier, bound=bound,
-                            currency=bool(m.group("cur")), phrase=text[start:end].strip()))
+                            currency=bool(m.group("cur")), phrase=text[start:end].strip(),
+                            hedged=_hedged(text, m.start())))
     for m in _WORD_RUN.finditer(text):
         run = m.group()
         spelled = _words_value(run)
@@ -295,26 +323,51 @@ def quantities(text: str, *, compound_words_only: bool = False) -> list[Quantity
         value = spelled
         if compound_words_only and len(re.split(r"[\s-]+(?:and[\s-]+)?", run.strip())) < 2:
             continue
-        if run.strip().lower() == "one":
-            continue  # a pronoun as often as a number
+        if run.strip().lower() == "one" and not ones:
+            continue  # a pronoun as often as a number (in an answer; in the contexts it may be the number said)
         unit, qualifier, end = _unit(text, m.end())
-        bound, start = _bound(text, m.start())
+        bound, start = _bound(text, m.start(), end)
         out.append(Quantity(value, unit, run.strip(), words=True, qualifier=qualifier, bound=bound,
-                            phrase=text[start:end].strip()))
+                            phrase=text[start:end].strip(), hedged=_hedged(text, m.start())))
     return out
 
 
-def _bound(text: str, start: int) -> tuple[str, int]:
-    """The direction of the bound before a number starting at ``start`` and where the bound starts."""
+def _bound(text: str, start: int, end: int) -> tuple[str, int]:
+    """The direction of the bound before a number starting at ``start`` (its unit ending at ``end``) and where the
+    bound starts. None for an offset from an event ("no later than 30 minutes before departure" is "at least 30
+    minutes before": the words turn round)."""
     a = max(0, start - 40)
     m = _BOUND_BEFORE.search(text[a:start])
-    return ("", start) if m is None else ("upper" if m.group("upper") else "lower", a + m.start())
+    if m is None or _OFFSET_AFTER.match(text, end):
+        return "", start
+    return "upper" if m.group("upper") else "lower", a + m.start()
+
+
+#: an offset from an event after a quantity ("30 minutes before departure", "14 days in advance")
+_OFFSET_AFTER = re.compile(r"(?i)\s*(?:before|prior|ahead|in\s+advance|earlier|beforehand)\b")
+#: an approximation before a quantity ("about", "roughly", "~")
+_HEDGE_BEFORE = re.compile(r"(?i)(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|just\s+(?:under|over)|"
+                           r"close\s+to|~|≈|circa|ca\.)\s*(?:the\s+)?[$€£]?\s*$")
+
+
+def _hedged(text: str, start: int) -> bool:
+    return _HEDGE_BEFORE.search(text[max(0, start - 24): start]) is not None
 
 
 #: unit conversions an answer may add beside a quantity it quotes ("1.3 kg (2.9 lb)", "14 days (two weeks)"):
 #: (units of the context's quantity, units of the answer's, factor from the first to the second)
 _CONVERSIONS: tuple[tuple[frozenset[str], frozenset[str], float], ...] = (
-    (frozenset({"kg", "kilogram", "kilo"}), frozenset({"lb", "lbs", "pound"}), 2.20462),
+    (frozenset({"kg"}), frozenset({"lb"}), 2.20462),
+    (frozenset({"tb"}), frozenset({"gb"}), 1000.0),
+    (frozenset({"tb"}), frozenset({"gb"}), 1024.0),
+    (frozenset({"gb"}), frozenset({"mb"}), 1000.0),
+    (frozenset({"cm"}), frozenset({"mm"}), 10.0),
+    (frozenset({"l"}), frozenset({"ml"}), 1000.0),
+    (frozenset({"month"}), frozenset({"week"}), 4.345),
+    (frozenset({"month"}), frozenset({"day"}), 30.44),
+    (frozenset({"year"}), frozenset({"week"}), 52.0),
+    (frozenset({"year"}), frozenset({"day"}), 365.0),
+    (frozenset({"hour"}), frozenset({"second"}), 3600.0),
     (frozenset({"g", "gram"}), frozenset({"oz", "ounce"}), 0.035274),
     (frozenset({"km", "kilometer", "kilometre"}), frozenset({"mi", "mile"}), 0.621371),
     (frozenset({"m", "meter", "metre"}), frozenset({"ft", "foot", "feet"}), 3.28084),
@@ -335,9 +388,10 @@ _CELSIUS = frozenset({"°c", "c", "celsius", "degree"})
 _FAHRENHEIT = frozenset({"°f", "f", "fahrenheit", "degree"})
 
 
-def _close(x: float, y: float, written: str) -> bool:
-    decimals = len(written.split(".", 1)[1].rstrip("%kKmM")) if "." in written else 0
-    return abs(x - y) <= max(0.03 * abs(y), 0.5 * 10.0 ** -decimals)
+def _close(x: float, y: float, written: str, hedged: bool = False) -> bool:
+    """``x`` as written says ``y``: to the precision written (3%), or within 10% after "about", "roughly"."""
+    decimals = len(written.split(".", 1)[1].rstrip("%kKmMB")) if "." in written else 0
+    return abs(x - y) <= max((0.1 if hedged else 0.03) * abs(y), 0.5 * 10.0 ** -decimals)
 
 
 def _converted(q: Quantity, known: Sequence[Quantity]) -> bool:
@@ -348,9 +402,9 @@ def _converted(q: Quantity, known: Sequence[Quantity]) -> bool:
         if not k.unit:
             continue
         for a, b, factor in _CONVERSIONS:
-            if k.unit in a and q.unit in b and _close(q.value, k.value * factor, q.written):
+            if k.unit in a and q.unit in b and _close(q.value, k.value * factor, q.written, q.hedged):
                 return True
-            if k.unit in b and q.unit in a and _close(q.value, k.value / factor, q.written):
+            if k.unit in b and q.unit in a and _close(q.value, k.value / factor, q.written, q.hedged):
                 return True
         if k.unit in _CELSIUS and q.unit in _FAHRENHEIT and _close(q.value, k.value * 9 / 5 + 32, q.written):
             return True
@@ -365,6 +419,39 @@ _ORDINALS = {w: i for i, w in enumerate("first second third fourth fifth sixth s
 
 
 _REFERENCE_LABEL = re.compile(r"\]\[[^\]\n]{1,40}\]")
+#: a negation, which may turn a bound round ("not ... before 90 days")
+_NEGATED = re.compile(r"(?i)\b(?:not|no|never|cannot|can't|won't|isn't|aren't|don't|doesn't|n't)\b|n't\b")
+#: a time of day ("18:05", "6 pm", "9 a.m.")
+_CLOCK = re.compile(r"(?i)\b(\d{1,2})(?::\d{2}|\s*(?:am|pm|a\.m\.|p\.m\.))")
+#: a context that says there is none of something ("no annual fee", "free of charge")
+_NONE = re.compile(r"(?i)\b(?:no|zero|free|without|waived|none)\b")
+
+
+#: factors an answer may multiply or divide a number it quotes by (a week's days, a year's months or weeks, a day's
+#: hours, an hour's minutes, a year's days)
+_FACTORS = (7.0, 12.0, 24.0, 52.0, 60.0, 365.0)
+
+
+def _derived(q: Quantity, own: Sequence[float], known: frozenset[float]) -> bool:
+    """``q`` is worked out from a number the same sentence quotes (``own``: those the contexts hold) and one the
+    contexts hold (a sum, a difference, a product, a percentage of it) or a calendar factor (a product or quotient:
+    "6 tablets, which is 1,200 mg", "1.5% per month, or 18% per year", "$12 a month adds up to $144 a year"), to its
+    last written digit (10% after "about"). A number worked out from nothing the sentence says ("within 35 days"
+    beside a context's 5 and 30) is not, nor one that only a loose reading makes ("5-7 days": 7 is no 5 + anything
+    the contexts say)."""
+    if not own or q.value == 0:
+        return False
+
+    def same(v: float) -> bool:
+        return abs(q.value - v) <= (0.1 * abs(v) if q.hedged else 1e-9 + 0.005 * abs(v))
+
+    for x in own:
+        for y in known:
+            if y != x and any(same(v) for v in (x + y, x - y, y - x, x * y, x * y / 100)):
+                return True
+        if any(same(x * f) or same(x / f) for f in _FACTORS):
+            return True
+    return False
 
 
 class KnownNumbers:
@@ -372,9 +459,13 @@ class KnownNumbers:
 
     def __init__(self, texts: Iterable[str]) -> None:
         texts = list(texts)
-        self.quantities = [q for t in texts for q in quantities(t)]
-        self.values = frozenset(q.value for q in self.quantities) | frozenset(
+        self.quantities = [q for t in texts for q in quantities(t, ones=True)]
+        clock = {float(h + 12) if h < 12 else float(h - 12) for t in texts
+                 for h in (int(m.group(1)) for m in _CLOCK.finditer(t)) if 0 < h < 24}  # "18:05" is "6:05 pm"
+        zero = {0.0} if any(_NONE.search(t) for t in texts) else set()  # "no annual fee": "$0"
+        self.values = frozenset(q.value for q in self.quantities) | clock | zero | frozenset(
             float(_ORDINALS[w.lower()]) for t in texts for w in re.findall(r"[A-Za-z]+", t) if w.lower() in _ORDINALS)
+        self._texts = texts
         for t in texts:  # a date spelled out holds its day and year ("January 31, 2026": 31, 2026, and 1 for the month)
             for m in _SPELLED_DATE.finditer(t):
                 month = (m.group("m1") or m.group("m2")).lower()[:3]
@@ -388,7 +479,17 @@ class KnownNumbers:
         # a reference link's label ("[30 days of delivery][1]") numbers the link, not a claim: a stream may judge the
         # sentence before the reference's definition below makes the label markup
         sentence = _REFERENCE_LABEL.sub("]", sentence)
-        for q in quantities(sentence, compound_words_only=True):
+        said = quantities(sentence, compound_words_only=True)
+        negated = bool(_NEGATED.search(sentence))  # "not eligible before 90 days" is "eligible after 90 days"
+        for q in said:
+            if _derived(q, [o.value for o in said if o is not q and o.value in self.values], self.values):
+                continue  # "6 tablets, which is 1,200 mg" (6 x 200), "1.5% per month, or 18% per year"
+            if q.hedged and any(_close(q.value, k.value, q.written, True) and
+                                Quantity(k.value, q.unit, q.written, currency=q.currency).stands_for(k)
+                                for k in self.quantities):
+                continue  # "about $1,300" for "$1,299", "about 16 mm" for "15.9 mm"
+            if negated and q.bound:
+                q = dataclasses.replace(q, bound="")
             same = [k for k in self.quantities if k.value == q.value]
             if any(q.stands_for(k) for k in same) or not same and q.value in self.values or \
                     _converted(q, self.quantities):

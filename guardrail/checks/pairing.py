@@ -269,6 +269,18 @@ _CONDITIONAL = re.compile(r"(?i)\b(?:unless|only|if|when|once|after|before|until
 _JOINED = re.compile(r"(?i),\s*(?:but|since|because|as|while|whereas|although|though|yet|and|so|or)\b|;|:\s|\s[\u2013\u2014-]\s")
 
 
+#: negations that make a bound or a price, not a polarity ("no more than 7 kg", "at no charge", "never take more
+#: than 5 days", "free of charge")
+_QUANTITY_NEGATION = re.compile(
+    r"(?i)\b(?:no|not|never)\s+(?:\w+\s+){0,2}?(?:more|less|later|earlier|fewer|longer|greater|higher|lower)\s+than\b"
+    r"|\b(?:at\s+)?no\s+(?:extra\s+|additional\s+)?(?:charge|cost|fee|extra\s+cost)s?\b|\bfree\s+of\s+(?:charge|cost)\b")
+
+
+def _polar_negative(text: str) -> bool:
+    """:func:`negative`, without the negations that make a bound or a price ("no more than", "at no charge")."""
+    return negative(_QUANTITY_NEGATION.sub(" ", text))
+
+
 def denying_clause(hypothesis: str, subject: frozenset[str], index: ContextIndex) -> Premise | None:
     """The clause of the contexts that denies the claim in its own words: every clause of the contexts that names the
     claim's subject (``subject``: :func:`~guardrail.checks.evidence.subject_core`) says the opposite polarity, and
@@ -284,7 +296,7 @@ def denying_clause(hypothesis: str, subject: frozenset[str], index: ContextIndex
     first = tokenize(hypothesis)[:1]
     if first and first[0].lower() in _PARTIAL or _CONDITIONAL.search(hypothesis) or _JOINED.search(hypothesis):
         return None  # a part, a condition, or two clauses (whose polarity is whose?)
-    claim_negative = negative(hypothesis)
+    claim_negative = _polar_negative(hypothesis)
     claim_words = frozenset(content_stems(hypothesis))
     negations = frozenset(content_stems(" ".join(NEGATIONS)))
     found: Premise | None = None
@@ -300,7 +312,7 @@ def denying_clause(hypothesis: str, subject: frozenset[str], index: ContextIndex
                     continue
                 lead = tokenize(said)[:1]
                 if lead and lead[0].lower() in _PARTIAL or _CONDITIONAL.search(said) or \
-                        negative(said) == claim_negative:
+                        _polar_negative(said) == claim_negative:
                     return None  # a part of it, a condition, or the claim's own polarity: the words do not settle it
                 predicate = words_said - subject - negations
                 if found is None and predicate and predicate <= claim_words:
