@@ -193,7 +193,11 @@ def test_a_streamed_json_answer_is_read_whole_once_it_closes() -> None:
      "block"),
     ("Items can be returned within 30 days.\n\n<details open><summary>More</summary>Gift cards can be returned within "
      "30 days.</details>", "block"),
+    # a person as the subject: the claim is about what it says they can do it with
+    ("You can return gift cards within 30 days.", "block"),
+    ("We accept returns of gift cards within 30 days.", "block"),
     # their faithful twins
+    ("You cannot return gift cards.", "pass"),
     ("Unused items can be returned within 30 days of delivery.", "pass"),
     ("Note: gift cards cannot be returned.", "pass"),
     ("Gift-cards cannot be returned.", "pass"),

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
-from guardrail.checks.claims import claim_names, claim_subject
+from guardrail.checks.claims import claim_names, claim_object, claim_subject
 from guardrail.checks.grounding import KnownNumbers, coverage, unsupported_terms
 from guardrail.checks.pairing import PairScores, Refs, borrowed_polarity, denying_clause, negative
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
@@ -347,20 +347,11 @@ def claim_words(text: str) -> frozenset[str]:
     return frozenset(content_stems(" ".join([subject or "", *claim_names(text)])))
 
 
-def subject_core(text: str, about: frozenset[str], index: ContextIndex) -> frozenset[str]:
-    """The words of a claim's subject as the contexts name it (:func:`claim_words` otherwise): hyphenated words split
-    ("Gift-cards", "E-gift cards"), a closed compound split where the contexts write it as two words ("Giftcards"),
-    and when no context sentence names the subject whole, its modifiers dropped from the left until one does
-    ("Unused gift cards", "Physical gift cards", "Even gift cards" -> "gift cards"). A context sentence about gift
-    cards says what holds of every kind of gift card: "Gift cards cannot be returned." denies "Unused gift cards can
-    be returned within 30 days.", which read with all its words found no sentence naming its subject and so no
-    conflict (round 23 B3)."""
-    subject = claim_subject(text)
-    if not subject:
-        return about
-    vocab = index.vocabulary
+def _as_named(phrase: str, vocab: frozenset[str]) -> list[str]:
+    """The content stems of ``phrase`` with hyphenated words split and a closed compound split where the contexts
+    (``vocab``) write it as two words ("Giftcards" -> gift, card)."""
     stems: list[str] = []
-    for w in content_stems(subject.replace("-", " ")):
+    for w in content_stems(phrase.replace("-", " ")):
         if w not in vocab and len(w) >= 6:
             split = next(((w[:i], stem(w[i:])) for i in range(3, len(w) - 2)
                           if w[:i] in vocab and stem(w[i:]) in vocab), None)
@@ -368,7 +359,30 @@ def subject_core(text: str, about: frozenset[str], index: ContextIndex) -> froze
                 stems.extend(split)
                 continue
         stems.append(w)
-    names = about - frozenset(content_stems(subject))
+    return stems
+
+
+def subject_core(text: str, about: frozenset[str], index: ContextIndex) -> frozenset[str]:
+    """The words of a claim's subject as the contexts name it (:func:`claim_words` otherwise): hyphenated words split
+    ("Gift-cards", "E-gift cards"), a closed compound split where the contexts write it as two words ("Giftcards"),
+    and when no context sentence names the subject whole, its modifiers dropped from the left until one does
+    ("Unused gift cards", "Physical gift cards", "Even gift cards" -> "gift cards"). A context sentence about gift
+    cards says what holds of every kind of gift card: "Gift cards cannot be returned." denies "Unused gift cards can
+    be returned within 30 days.", which read with all its words found no sentence naming its subject and so no
+    conflict (round 23 B3). A subject no context names (a person: "You can return gift cards ...", "We accept ...")
+    gives way to the claim's object."""
+    subject = claim_subject(text)
+    vocab = index.vocabulary
+    stems = _as_named(subject or "", vocab)
+    if not set(stems) & vocab:
+        # "You can return gift cards ...", "Customers may return gift cards ..." (no context names customers): the
+        # claim is about what it says they can do it with
+        obj = re.sub(r"(?i)^(?:of|for|to|with|on|about)\s+", "", claim_object(text) or "")
+        if not set(_as_named(obj, vocab)) & vocab:
+            return about
+        subject, stems = obj, _as_named(obj, vocab)
+        about = about | frozenset(stems)
+    names = about - frozenset(content_stems(subject or ""))
     whole = frozenset(stems) | names
 
     def named(ws: frozenset[str]) -> bool:
