@@ -300,7 +300,7 @@ def test_what_definition_lists_task_boxes_and_summaries_read() -> None:
     assert render("Gift cards\n: Cannot be returned.").text == "Gift cards: Cannot be returned."
     assert render("Gift cards\n\n: Cannot be returned.").text == "Gift cards: Cannot be returned."
     assert render("- [x] Gift cards can be returned.\n- [ ] Items.").text == "- Gift cards can be returned.\n- Items."
-    assert "More\nGift cards" in render("<details><summary>More</summary>Gift cards can be returned.</details>").text
+    assert "More: Gift cards" in render("<details><summary>More</summary>Gift cards can be returned.</details>").text
     a = SentenceAssembler()
     a.feed("Gift cards\n")
     a.feed(": Cannot be returned.\n\nItems")
@@ -370,3 +370,22 @@ def test_a_bound_or_a_price_is_no_denial() -> None:
     index = ContextIndex.build(ctx, lambda ts: [len(t.split()) for t in ts], None, 512)  # type: ignore[arg-type]
     for claim in ("Cabin bags can weigh up to 7 kg.", "Service dogs travel in the cabin free of charge."):
         assert denying_clause(claim, subject_core(claim, claim_words(claim), index), index) is None, claim
+
+
+# ----------------------------------------------------------------- round 25: frames before a claim, prose in a fence
+@pytest.mark.parametrize("frame", ["TL;DR — ", "TL;DR: ", "In short, ", "Good news: ", "Bottom line — ", "Summary: ",
+                                   "FYI, ", "To summarize, ", "Short answer: "])
+def test_a_frame_before_a_claim_hides_nothing(block_guard: Guard, frame: str) -> None:
+    lead = "Items can be returned within 30 days of delivery. "
+    bad = both(block_guard, QP, CTX, f"{lead}{frame}gift cards can be returned within 30 days.")
+    good = both(block_guard, QP, CTX, f"{lead}{frame}gift cards cannot be returned.")
+    assert (bad, good) == (("block", "block"), ("pass", "pass")), frame
+
+
+@pytest.mark.parametrize(("info", "want_bad"), [("", "block"), ("text", "block"), ("markdown", "block")])
+def test_prose_in_a_fence_is_read_by_its_sentences(block_guard: Guard, info: str, want_bad: str) -> None:
+    fence = f"```{info}\nItems can be returned within 30 days of delivery.\n{{}}\n```"
+    bad = both(block_guard, QP, CTX, fence.format("Gift cards can be returned within 30 days."))
+    good = both(block_guard, QP, CTX, fence.format("Gift cards cannot be returned."))
+    assert (bad, good) == ((want_bad, want_bad), ("pass", "pass")), info
+    assert render("```python\nx = 1\n```").text == "```python\nx = 1\n```"  # code stays as written

@@ -1242,13 +1242,45 @@ _LEAD_ADVERBIAL = re.compile(
     r"in\s+practice|at\s+the\s+moment|right\s+now|these\s+days|for\s+now|for\s+example|for\s+instance)\s*,\s*|"
     r"(?:please\s+)?(?:note|remember|keep\s+in\s+mind|be\s+aware)\s+that\s+|"
     r"(?:please\s+note|note|nb|n\.b\.|important|tip|pro\s+tip|reminder|warning|caution|update|fyi|ps|p\.s\.|"
-    r"heads[-\s]up|keep\s+in\s+mind|remember)\s*:\s+)(?=\S)")
+    r"heads[-\s]up|keep\s+in\s+mind|remember)\s*:\s+|"
+    r"(?:fyi|btw|tl;?dr|in\s+short|in\s+brief|in\s+a\s+nutshell|in\s+summary|to\s+summari[sz]e|to\s+sum\s+up|"
+    r"bottom\s+line|short\s+answer|quick\s+answer|long\s+story\s+short|good\s+news|bad\s+news|summary|in\s+fact|"
+    r"as\s+it\s+happens|that\s+said|even\s+so|by\s+the\s+way|all\s+in\s+all|in\s+any\s+case|in\s+other\s+words)"
+    r"\s*[,:\u2014\u2013-]\s*)(?=\S)")
 
 
 def claim_subject(sentence: str) -> str | None:
     """The subject of a plain declarative claim ("The Basic plan" in "The Basic plan includes priority support."),
     or None: no verb, a pronoun or an anaphoric subject ("They", "It", "This"), or a long or clause-like opening. A
-    sentence adverb before it ("Typically, the Basic plan ...", "Note that the Basic plan ...") is no part of it."""
+    sentence adverb before it ("Typically, the Basic plan ...", "Note that the Basic plan ...") is no part of it, nor
+    is a frame of at most four words before a colon or a dash ("TL;DR — gift cards ...", "Good news: gift cards
+    ...") when a subject and its verb follow."""
+    frame = _FRAME.match(sentence)
+    if frame is not None:
+        rest = _plain_subject(sentence[frame.end():])
+        if rest is not None:
+            return rest
+    return _plain_subject(sentence)
+
+
+#: a frame before a claim: at most four words and a colon or a dash ("TL;DR —", "Good news:", "Bottom line -")
+_FRAME = re.compile(r"\s*(?:[*_]{0,2})(?:[^\W\d_][\w;'’.&/]*)(?:\s+[^\W\d_][\w;'’.&/]*){0,3}(?:[*_]{0,2})\s*"
+                    r"(?::|\u2014|\u2013|\s-\s|--)\s*(?:[*_]{0,2})(?=\w)")
+
+
+def without_frame(sentence: str) -> str:
+    """``sentence`` without a frame that opens it and says nothing ("TL;DR — ", "Good news: ", "In short, ",
+    "Typically, "), when a subject and its verb follow; as it is otherwise."""
+    frame = _FRAME.match(sentence)
+    if frame is not None and _plain_subject(sentence[frame.end():]) is not None:
+        return sentence[frame.end():]
+    lead = _LEAD_ADVERBIAL.match(sentence)
+    if lead is not None and _plain_subject(sentence[lead.end():]) is not None:
+        return sentence[lead.end():]
+    return sentence
+
+
+def _plain_subject(sentence: str) -> str | None:
     toks = tokenize(_LEAD_ADVERBIAL.sub("", sentence, count=1))
 
     def verb(k: int) -> bool:  # a finite verb here: an auxiliary, or a verb form that is not capitalised (a name)
@@ -1272,6 +1304,7 @@ def claim_subject(sentence: str) -> str | None:
         return None  # a dash or a colon inside: no noun phrase ("Sure thing \u2014 just send ...")
     words = [t for t in subject if any(c.isalnum() for c in t)]
     if not words or len(subject) > SUBJECT_MAX_TOKENS or words[0].lower() in PRONOUNS or \
+            words[0].lower() in BOUNDARY_WORDS or words[0].lower() in ("please", "simply") or \
             words[0].lower() in PREPOSITIONS or words[0].lower() in {"if", "when", "while", "although", "because"}:
         return None
     return join_tokens(subject)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
-from guardrail.checks.claims import claim_names, claim_object, claim_subject
+from guardrail.checks.claims import claim_names, claim_object, claim_subject, without_frame
 from guardrail.checks.grounding import KnownNumbers, coverage, unsupported_terms
 from guardrail.checks.pairing import PairScores, Refs, borrowed_polarity, denying_clause, negative
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
@@ -344,7 +344,7 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
 def claim_words(text: str) -> frozenset[str]:
     """The words that say what a claim is about: its subject's content words and the names it mentions."""
     subject = claim_subject(text)
-    return frozenset(content_stems(" ".join([subject or "", *claim_names(text)])))
+    return frozenset(content_stems(" ".join([subject or "", *claim_names(without_frame(text))])))
 
 
 def _as_named(phrase: str, vocab: frozenset[str]) -> list[str]:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from guardrail.checks.claims import without_frame
 from guardrail.checks.lexicon import NEG_AUX, tokenize
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode, rank_units
 from guardrail.scorers.nli import NLIScorer
@@ -293,6 +294,7 @@ def denying_clause(hypothesis: str, subject: frozenset[str], index: ContextIndex
     clause naming the subject says the claim's polarity."""
     if not subject:
         return None
+    hypothesis = without_frame(hypothesis)  # "TL;DR — gift cards can ...": the frame is no second clause
     first = tokenize(hypothesis)[:1]
     if first and first[0].lower() in _PARTIAL or _CONDITIONAL.search(hypothesis) or _JOINED.search(hypothesis):
         return None  # a part, a condition, or two clauses (whose polarity is whose?)

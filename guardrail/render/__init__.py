@@ -90,6 +90,7 @@ from guardrail.render.markup import (
     hidden_regions,
     html_entities,
     inline_marks,
+    prose_fences,
     provenance_comments,
     struck_html,
 )
@@ -100,7 +101,7 @@ from guardrail.render.unicode import rtl_overrides, unicode_forms
 
 __all__ = ["Rendered", "render", "render_shown"]
 
-_PASSES: tuple[Pass, ...] = (json_document, provenance_comments, struck_html, html_tables, definition_lists,
+_PASSES: tuple[Pass, ...] = (json_document, prose_fences, provenance_comments, struck_html, html_tables, definition_lists,
                              markdown_blocks, task_boxes, checklist_marks,
                              citation_marks, inline_marks, list_numbers, html_entities, rtl_overrides, unicode_forms)
 

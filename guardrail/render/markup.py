@@ -765,6 +765,8 @@ def _scan(text: str, a: int, b: int, edits: list[_Edit], depth: int = 0, literal
             if name not in _HTML_ELEMENTS or name in _FILTERED_TAGS:
                 continue  # no HTML element, or one GitHub shows as text: the tag is text ("<Gift cards ...>")
             parts: list[_Part] = ["\n"] if name in _BLOCK_TAGS else [" "] if name in _CELL_TAGS else []
+            if name == "summary" and text.startswith("</", s):
+                parts = [": "]  # a disclosure's summary is the title of what it opens: "More: Gift cards can ..."
             off = m.start("attrs")
             for am in _ATTR.finditer(m.group("attrs") or ""):
                 attr = am.group(1).lower()
@@ -1209,3 +1211,47 @@ def stylesheet(text: str) -> str | None:
         return f"{what} at offset {m.start()}"
     return None
 
+
+
+#: the info strings of a fenced block that holds prose, not code ("```text", "```markdown", none)
+_PROSE_INFO = frozenset({"", "text", "txt", "plain", "plaintext", "markdown", "md", "prose", "quote", "note"})
+#: what makes a line code rather than prose
+_CODE_LINE = re.compile(r"[{};]\s*$|^\s*(?:def|class|import|from|return|const|let|var|function|public|private|#include|"
+                        r"SELECT|select|if|for|while)\b|==|=>|->|\(\)|\w\s*=\s*\S|^\s*[#/]{2}|^\s*\$ ")
+
+
+def prose_fences(text: str) -> tuple[str, PassMap | None]:
+    """A fenced block that holds prose (no info string or a prose one, and every line a sentence or a list item
+    rather than code) read as the lines it shows: the fence lines dropped, so that each sentence is judged alone. Read
+    as one block, "Items can be returned within 30 days.\\nGift cards can be returned within 30 days." in a plain fence
+    was one hypothesis whose copied first line carried the second (round 25 B6)."""
+    if "```" not in text and "~~~" not in text:
+        return text, None
+    out = PassOutput(text)
+    pos = 0
+    for s, e in _fences(text):
+        block = text[s:e]
+        first_nl = block.find("\n")
+        if first_nl < 0:
+            continue
+        info = block[:first_nl].strip().lstrip("`~").strip().lower()
+        body_end = e
+        closing = block.rstrip("\n").rfind("\n")
+        last = block[closing + 1:].strip() if closing > first_nl else ""
+        if last and set(last) <= {"`", "~"}:
+            body_end = s + closing + 1
+        body = text[s + first_nl + 1: body_end]
+        lines = [ln for ln in body.split("\n") if ln.strip()]
+        if info not in _PROSE_INFO or not lines or any(
+                _CODE_LINE.search(ln) or len(ln.split()) < 3 or not re.search(r"[.!?:)]\s*$|^\s*(?:[-*+]|\d+[.)])\s", ln)
+                for ln in lines):
+            continue
+        out.copy(pos, s)
+        out.emit("\n", s, s + first_nl + 1)
+        out.copy(s + first_nl + 1, body_end)
+        out.emit("\n", body_end, e) if body_end < e else None
+        pos = e
+    if pos == 0:
+        return text, None
+    out.copy(pos, len(text))
+    return out.done()
