@@ -389,3 +389,30 @@ def test_prose_in_a_fence_is_read_by_its_sentences(block_guard: Guard, info: str
     good = both(block_guard, QP, CTX, fence.format("Gift cards cannot be returned."))
     assert (bad, good) == ((want_bad, want_bad), ("pass", "pass")), info
     assert render("```python\nx = 1\n```").text == "```python\nx = 1\n```"  # code stays as written
+
+
+@pytest.mark.parametrize(("sentence", "parts"), [
+    ("Items can be returned within 30 days of delivery; gift cards can be returned within 30 days.",
+     ["Items can be returned within 30 days of delivery.", "Gift cards can be returned within 30 days."]),
+    ("Items can be returned within 30 days — gift cards cannot be returned.",
+     ["Items can be returned within 30 days.", "Gift cards cannot be returned."]),
+    ("Items can be returned within 30 days, and gift cards cannot be returned.",
+     ["Items can be returned within 30 days.", "Gift cards cannot be returned."]),
+    # kept whole: a frame, a clause with no subject of its own, a pronoun subject, an aside between dashes
+    ("TL;DR — gift cards can be returned within 30 days.", None),
+    ("Refunds are issued within 5 days, but only for unused items.", None),
+    ("The device is light, and it has a long battery life.", None),
+    ("The film, directed by X — a classic — was released in 1990.", None),
+])
+def test_clauses_joined_by_a_semicolon_a_dash_or_and(sentence: str, parts: list[str] | None) -> None:
+    from guardrail.checks.claims import split_clauses
+
+    assert split_clauses(sentence) == (parts or [sentence])
+
+
+@pytest.mark.parametrize("join", ["; ", " — ", ", and ", ", but "])
+def test_each_clause_of_a_compound_sentence_is_judged(block_guard: Guard, join: str) -> None:
+    lead = "Items can be returned within 30 days of delivery"
+    bad = both(block_guard, QP, CTX, f"{lead}{join}gift cards can be returned within 30 days.")
+    good = both(block_guard, QP, CTX, f"{lead}{join}gift cards cannot be returned.")
+    assert (bad, good) == (("block", "block"), ("pass", "pass")), join

@@ -2043,6 +2043,30 @@ def _subject_of(tokens: list[str]) -> list[str]:
     return []
 
 
+#: where a sentence joins two clauses that stand alone: a semicolon, a dash, or a comma and a conjunction
+_HARD_BREAK = re.compile(r"\s*;\s+|\s+[\u2014\u2013]\s+|\s+--?\s+|,\s+(?:and|but|while|whereas|yet)\s+(?=[^\W\d_])")
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """A sentence that joins two clauses with a semicolon, a dash or ", and" (", but", ", while"), each with its own
+    subject (no pronoun) and verb ("Items can be
+    returned within 30 days; gift cards cannot be returned."), as its clauses, each a sentence of its own; else
+    [sentence]. Read whole, the copied first clause carried the second: a hallucinated "gift cards can be returned"
+    passed and the faithful "gift cards cannot" was capped by the gift-card sentence's conflict with the whole (round
+    25 B5). A frame before a dash ("TL;DR — ...") is no clause."""
+    text = sentence.strip()
+    pieces = [p.strip() for p in _HARD_BREAK.split(text) if p.strip()]
+    if len(pieces) < 2 or len(pieces) > 4:
+        return [text]
+    out = []
+    for piece in pieces:
+        toks = tokenize(piece)
+        if len(toks) < 4 or _plain_subject(piece) is None or not _has_verb(toks):
+            return [text]
+        out.append(as_sentence(toks))
+    return out
+
+
 def split_claims(sentence: str, *, min_words: int = 14, min_part_words: int = 4) -> list[str]:
     """A long sentence that joins several facts, as separate claims, each a sentence of its own; else [sentence].
 

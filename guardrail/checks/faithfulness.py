@@ -59,6 +59,7 @@ from guardrail.checks.claims import (
     resolve_pronouns,
     same_for,
     split_claims,
+    split_clauses,
     states_quantity,
     yes_no_answer,
     yes_no_only,
@@ -720,7 +721,8 @@ class FaithfulnessCheck:
             if use_q and tok.count(hyp) > hyp_budget:
                 hyp = text
             check = is_claim(text) or fragment  # pleasantries alone claim nothing ("Thanks!", "Hope this helps.")
-            parts = split_claims(text) if cfg.split_claims and check and not use_q else [text]
+            parts = (split_claims(text) if cfg.split_claims else split_clauses(text)) if check and not use_q \
+                else [text]
             if len(parts) > 1 and all(tok.count(p) <= hyp_budget for p in parts):
                 items.extend(ResponseItem(span, text, part, True, False, claim=True) for part in parts)
                 continue
