@@ -43,6 +43,9 @@ QG = "Can I return a gift card?"
     ("Yes or no?", [QG], ["It depends on the item."], QG),
     ("Be brief.", ["I bought a gift card. Can I return it?"], ["Let me check."], "Can I return a gift card?"),
     ("Explain.", [QG], ["No."], QG),
+    # a follow-up that names only another model number asks the question before it of that model
+    ("What about the 16?", ["How much does the AeroBook 14 weigh?"], ["It weighs 1.2 kg."],
+     "How much does the AeroBook 16 weigh?"),
     # questions of their own are read as written
     ("Are you sure it is free?", ["Is shipping free?"], ["Yes."], "Are you sure it is free?"),
     ("Is that the only option?", [QG], ["Store credit is offered."], "Is that the only option?"),

@@ -708,6 +708,8 @@ def question_in_conversation(question: str, earlier: Sequence[str], assistant: S
             found = list(question_referents(sentence)) if sentence.rstrip().endswith("?") else [
                 r for r in (claim_subject(sentence), claim_object(sentence)) if r]
             found = [_coordinated(r, sentence) for r in found]
+            # "the specs of the AeroBook 16": what "it" then points at is the AeroBook 16 as often as its specs
+            found += [r.rsplit(" of ", 1)[1] for r in found if " of " in r and len(r.rsplit(" of ", 1)[1]) > 2]
             for r in found:
                 r = _TRAILING_TIME.sub("", r).strip()
                 r = _person_phrase(r)
@@ -832,6 +834,12 @@ def _follow_up(question: str, earlier: Sequence[str]) -> str | None:
         # "Is the store open on Sundays?" then "And on Mondays?": the phrase of that preposition that ends the question
         ends = re.search(rf"(?i)\b{re.escape(toks[0])}\s+[^,;:?]{{1,60}}(?=\?+\s*$)", asked)
         return asked[: ends.start()] + np + asked[ends.end():] if ends else None
+    core = [t for t in toks if t.lower() not in DETERMINERS]
+    if len(core) == 1 and re.fullmatch(r"[A-Za-z]{0,3}\d[\w.-]*", core[0]):
+        # "What about the 16?" after "How much does the AeroBook 14 weigh?": the model number of the product asked
+        models = list(re.finditer(r"(?<=[A-Za-z] )[A-Za-z]{0,3}\d[\w.-]*\b", asked))
+        if len(models) == 1:
+            return asked[: models[0].start()] + core[0] + asked[models[0].end():]
     refs = [r for r in question_referents(asked) if r.lower() not in _PERSONAL and r.lower() not in PRONOUNS]
 
     def content(phrase: list[str]) -> set[str]:
