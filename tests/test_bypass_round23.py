@@ -416,3 +416,38 @@ def test_each_clause_of_a_compound_sentence_is_judged(block_guard: Guard, join: 
     bad = both(block_guard, QP, CTX, f"{lead}{join}gift cards can be returned within 30 days.")
     good = both(block_guard, QP, CTX, f"{lead}{join}gift cards cannot be returned.")
     assert (bad, good) == (("block", "block"), ("pass", "pass")), join
+
+
+# ----------------------------------------------- round 25: a number the subject's own sentence gives otherwise
+AIR = ["Economy passengers may check one bag of up to 23 kg free of charge. Carry-on bags must not exceed 7 kg. "
+       "Refunds are issued within 5 business days."]
+
+
+@pytest.mark.parametrize(("contexts", "question", "answer", "want"), [
+    (AIR, "What is the carry-on limit?", "Carry-on bags must not exceed 23 kg.", "block"),
+    (AIR, "What is the carry-on limit?", "Carry-on bags must not exceed 7 kg.", "pass"),
+    (AIR, "How long do refunds take?", "Refunds are issued within 5 business days.", "pass"),
+])
+def test_a_number_the_subjects_own_sentence_gives_otherwise(block_guard: Guard, contexts: list[str], question: str,
+                                                            answer: str, want: str) -> None:
+    whole, stream = both(block_guard, question, contexts, answer)
+    assert (whole, stream) == (want, want), answer
+
+
+def test_a_negated_claim_or_a_time_gives_no_other_value() -> None:
+    from guardrail.checks.evidence import EvidenceBasis, claim_words, other_values, subject_core
+    from guardrail.checks.premises import ContextIndex
+
+    ctx = ["Carry-on bags must not exceed 7 kg. The pool is open from 7 am to 10 pm."]
+    index = ContextIndex.build(ctx, lambda ts: [len(t.split()) for t in ts], None, 512)  # type: ignore[arg-type]
+    basis = EvidenceBasis(ctx, index, frozenset(), frozenset(), [], None, 0.36)
+    for claim, other in [("Carry-on bags must not exceed 23 kg.", ("23 kg",)),
+                         ("Carry-on bags must not weigh 10 kg.", ()), ("The pool is open at 11 pm.", ())]:
+        assert other_values(claim, subject_core(claim, claim_words(claim), index), basis) == other, claim
+
+
+def test_a_pronoun_after_a_wh_questions_auxiliary_is_resolved() -> None:
+    from guardrail.checks.claims import question_in_conversation
+
+    assert question_in_conversation("How much does it weigh?", ["What are the specs of the AeroBook 16?"],
+                                    ["The AeroBook 16 has a 16-inch display."]) == "How much does the AeroBook 16 weigh?"

@@ -709,7 +709,8 @@ def question_in_conversation(question: str, earlier: Sequence[str], assistant: S
                 r for r in (claim_subject(sentence), claim_object(sentence)) if r]
             found = [_coordinated(r, sentence) for r in found]
             # "the specs of the AeroBook 16": what "it" then points at is the AeroBook 16 as often as its specs
-            found += [r.rsplit(" of ", 1)[1] for r in found if " of " in r and len(r.rsplit(" of ", 1)[1]) > 2]
+            found = [t for r in found for t in ([r.rsplit(" of ", 1)[1]] if " of " in r and
+                                                 len(r.rsplit(" of ", 1)[1]) > 2 else []) + [r]]
             for r in found:
                 r = _TRAILING_TIME.sub("", r).strip()
                 r = _person_phrase(r)
@@ -1002,7 +1003,9 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         pair = base in ("he", "she") and k + 2 < len(toks) and toks[k + 1].lower() == "or" and \
             toks[k + 2].lower() in ("he", "she")  # "he or she" is one pronoun
         # a question's subject comes after its auxiliary: "Can they be returned?", "Is it safe?"
-        inverted = k == 1 and (toks[0].lower() in AUX or toks[0].lower() in NEG_AUX) and text.rstrip().endswith("?")
+        inverted = (k == 1 and (toks[0].lower() in AUX or toks[0].lower() in NEG_AUX) or  # "Can they ...?"
+                    k >= 2 and (prev in AUX or prev in NEG_AUX) and toks[0].lower() in WH) and \
+            text.rstrip().endswith("?")  # "How much does it weigh?"
         if base in _SUBJECT_PRONOUNS and (contraction or inverted or _verb_after(toks, k + 2 if pair else k)):
             if base == "it" and (_expletive(toks, k) or (inverted and (any(
                     t.lower() in _CLAUSE_WORDS for t in toks[k + 1: k + 5]) or (k + 2 < len(toks) and toks[k + 1].lower()

@@ -17,8 +17,8 @@ import numpy as np
 
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
 from guardrail.checks.claims import claim_names, claim_object, claim_subject, without_frame
-from guardrail.checks.grounding import KnownNumbers, coverage, unsupported_terms
-from guardrail.checks.pairing import PairScores, Refs, borrowed_polarity, denying_clause, negative
+from guardrail.checks.grounding import KnownNumbers, Quantity, coverage, quantities, unsupported_terms
+from guardrail.checks.pairing import PairScores, Refs, borrowed_polarity, denying_clause, negative, polar_negative
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
 from guardrail.text import Span, content_stems, stem, words
 
@@ -189,6 +189,19 @@ class EvidenceBasis:
         return KnownNumbers([*self.contexts, self.question])
 
     @functools.cached_property
+    def sentence_quantities(self) -> list[tuple[frozenset[str], frozenset[str], list[Quantity]]]:
+        """Each context sentence that states a quantity: its words, its subject's words and its quantities (read
+        once, when a claim has a number)."""
+        out = []
+        for c, (spans, wss) in enumerate(zip(self.index.sentences, self.index.sentence_words)):
+            for span, ws in zip(spans, wss):
+                said = span.of(self.index.contexts[c])
+                qs = quantities(said, ones=True)
+                if qs:
+                    out.append((ws, frozenset(_as_named(claim_subject(said) or "", self.index.vocabulary)), qs))
+        return out
+
+    @functools.cached_property
     def context_tokens(self) -> set[str]:
         """The contexts' tokens, read once and only when the calibration uses them (its "absent" feature)."""
         if self.calibrator is None or "absent" not in self.calibrator.features:
@@ -209,6 +222,29 @@ class EvidenceBasis:
 #: a sentence that may hold a number: a digit or a number word
 _HAS_NUMBER = re.compile(r"(?i)\d|\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|"
                          r"billion)\b")
+
+
+def other_values(text: str, about: frozenset[str], basis: EvidenceBasis) -> tuple[str, ...]:
+    """Quantities a claim gives its subject (``about``) that the sentences whose subject it is give otherwise: one of
+    them states the same unit with another value, and none states the claim's ("Carry-on bags must not exceed 23
+    kg." where the carry-on sentence says 7 kg and 23 kg is the checked bag's; "The AeroBook 16 weighs 1.2 kg." where
+    the 16's sentence says 1.9 kg). The number is in the contexts, said of something else: the model reads the copy
+    as support (round 25: 11 of 17 such moves delivered). A rule on any quantity found only in sentences that do
+    not name the subject blocked 9 more of 297 faithful probes ("The plan costs $65" for "The Unlimited plan"); this
+    one needs the subject's own sentence to say otherwise."""
+    if not about or polar_negative(text):  # "The pool is not open at 11 pm" beside "open from 7 am to 10 pm": no
+        # conflict ("must not exceed 23 kg" is a bound, not a negation)
+        return ()
+    own = [qs for ws, sw, qs in basis.sentence_quantities if about <= sw]  # the sentences it is the subject of
+    if not own:
+        return ()
+    out: list[str] = []
+    for q in quantities(text, compound_words_only=True):
+        if not q.unit or q.unit in ("am", "pm", "a.m", "p.m") or any(q.stands_for(k) for qs in own for k in qs):
+            continue  # a time of day is a point, not an amount: a subject has many
+        if any(k.unit == q.unit and k.value != q.value and not q.hedged for qs in own for k in qs):
+            out.append(q.phrase or q.written)
+    return tuple(out)
 
 
 def _first_single(refs: Refs, index: ContextIndex) -> int | None:
@@ -247,6 +283,8 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         return SentenceEvidence(number, item.text, item.span.start, item.span.end, item.hypothesis,
                                 None, None, None, None, None, None, None, None, terms, 0, None)
     numbers = basis.numbers.unsupported(text) if _HAS_NUMBER.search(text) else ()
+    if not numbers and _HAS_NUMBER.search(text):
+        numbers = other_values(text, subject_core(text, claim_words(text), basis.index), basis)
     terms = tuple(dict.fromkeys([*terms, *(n for n in numbers if n.replace(",", "").lstrip("$€£").rstrip("%")
                                            not in terms)]))
     if not refs:  # no context at all: nothing can support the sentence
@@ -351,7 +389,8 @@ def _as_named(phrase: str, vocab: frozenset[str]) -> list[str]:
     """The content stems of ``phrase`` with hyphenated words split and a closed compound split where the contexts
     (``vocab``) write it as two words ("Giftcards" -> gift, card)."""
     stems: list[str] = []
-    for w in content_stems(phrase.replace("-", " ")):
+    for w in [p for w in content_stems(phrase) for p in ([w] if "-" not in w or w in vocab else
+                                                          content_stems(w.replace("-", " ")))]:
         if w not in vocab and len(w) >= 6:
             split = next(((w[:i], stem(w[i:])) for i in range(3, len(w) - 2)
                           if w[:i] in vocab and stem(w[i:]) in vocab), None)

@@ -274,10 +274,11 @@ _JOINED = re.compile(r"(?i),\s*(?:but|since|because|as|while|whereas|although|th
 #: than 5 days", "free of charge")
 _QUANTITY_NEGATION = re.compile(
     r"(?i)\b(?:no|not|never)\s+(?:\w+\s+){0,2}?(?:more|less|later|earlier|fewer|longer|greater|higher|lower)\s+than\b"
+    r"|\b(?:must|may|should|can|cannot|shall|will)?\s*(?:not|n't)\s+(?:exceed|be\s+over|go\s+over|surpass)\b"
     r"|\b(?:at\s+)?no\s+(?:extra\s+|additional\s+)?(?:charge|cost|fee|extra\s+cost)s?\b|\bfree\s+of\s+(?:charge|cost)\b")
 
 
-def _polar_negative(text: str) -> bool:
+def polar_negative(text: str) -> bool:
     """:func:`negative`, without the negations that make a bound or a price ("no more than", "at no charge")."""
     return negative(_QUANTITY_NEGATION.sub(" ", text))
 
@@ -298,7 +299,7 @@ def denying_clause(hypothesis: str, subject: frozenset[str], index: ContextIndex
     first = tokenize(hypothesis)[:1]
     if first and first[0].lower() in _PARTIAL or _CONDITIONAL.search(hypothesis) or _JOINED.search(hypothesis):
         return None  # a part, a condition, or two clauses (whose polarity is whose?)
-    claim_negative = _polar_negative(hypothesis)
+    claim_negative = polar_negative(hypothesis)
     claim_words = frozenset(content_stems(hypothesis))
     negations = frozenset(content_stems(" ".join(NEGATIONS)))
     found: Premise | None = None
@@ -314,7 +315,7 @@ def denying_clause(hypothesis: str, subject: frozenset[str], index: ContextIndex
                     continue
                 lead = tokenize(said)[:1]
                 if lead and lead[0].lower() in _PARTIAL or _CONDITIONAL.search(said) or \
-                        _polar_negative(said) == claim_negative:
+                        polar_negative(said) == claim_negative:
                     return None  # a part of it, a condition, or the claim's own polarity: the words do not settle it
                 predicate = words_said - subject - negations
                 if found is None and predicate and predicate <= claim_words:
