@@ -235,7 +235,9 @@ def other_values(text: str, about: frozenset[str], basis: EvidenceBasis) -> tupl
     if not about or polar_negative(text):  # "The pool is not open at 11 pm" beside "open from 7 am to 10 pm": no
         # conflict ("must not exceed 23 kg" is a bound, not a negation)
         return ()
-    own = [qs for ws, sw, qs in basis.sentence_quantities if about <= sw]  # the sentences it is the subject of
+    # the sentences whose subject is the claim's, no more specific ("A defective item can be exchanged within 60
+    # days." says nothing of items in general)
+    own = [qs for ws, sw, qs in basis.sentence_quantities if sw == about]
     if not own:
         return ()
     out: list[str] = []
