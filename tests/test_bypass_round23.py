@@ -33,6 +33,8 @@ TRIAL = ["In this randomized, double-blind trial, 412 adults with moderate asthm
          "placebo. Headache was the most common adverse event, reported in 8% of patients."]
 SPEC = ["The X200 laptop has a 14-inch display and 16 GB of RAM. It weighs 1.3 kg. It costs $1,299. The city "
         "approved a $45 million budget."]
+AIR = ["Economy passengers may check one bag of up to 23 kg free of charge. Carry-on bags must not exceed 7 kg. "
+       "Refunds are issued within 5 business days."]
 QP = "What is your return policy?"
 
 
@@ -106,6 +108,10 @@ def test_quantities_read_units_bounds_and_words() -> None:
      "placebo.", "pass"),
     (SPEC, "How heavy is it?", "It weighs 1.3 kg (2.9 lb).", "pass"),
     (SPEC, "How heavy is it?", "It weighs 1.3 kg (3.9 lb).", "block"),
+    # a number the subject's own sentence gives otherwise (23 kg is the checked bag's)
+    (AIR, "What is the carry-on limit?", "Carry-on bags must not exceed 23 kg.", "block"),
+    (AIR, "What is the carry-on limit?", "Carry-on bags must not exceed 7 kg.", "pass"),
+    (AIR, "How long do refunds take?", "Refunds are issued within 5 business days.", "pass"),
 ])
 def test_a_number_no_passage_holds_fails_the_sentence(block_guard: Guard, contexts: list[str], question: str,
                                                       answer: str, want: str) -> None:
@@ -419,19 +425,6 @@ def test_each_clause_of_a_compound_sentence_is_judged(block_guard: Guard, join: 
 
 
 # ----------------------------------------------- round 25: a number the subject's own sentence gives otherwise
-AIR = ["Economy passengers may check one bag of up to 23 kg free of charge. Carry-on bags must not exceed 7 kg. "
-       "Refunds are issued within 5 business days."]
-
-
-@pytest.mark.parametrize(("contexts", "question", "answer", "want"), [
-    (AIR, "What is the carry-on limit?", "Carry-on bags must not exceed 23 kg.", "block"),
-    (AIR, "What is the carry-on limit?", "Carry-on bags must not exceed 7 kg.", "pass"),
-    (AIR, "How long do refunds take?", "Refunds are issued within 5 business days.", "pass"),
-])
-def test_a_number_the_subjects_own_sentence_gives_otherwise(block_guard: Guard, contexts: list[str], question: str,
-                                                            answer: str, want: str) -> None:
-    whole, stream = both(block_guard, question, contexts, answer)
-    assert (whole, stream) == (want, want), answer
 
 
 def test_a_negated_claim_or_a_time_gives_no_other_value() -> None:

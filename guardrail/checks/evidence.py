@@ -284,9 +284,10 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     if not item.check:
         return SentenceEvidence(number, item.text, item.span.start, item.span.end, item.hypothesis,
                                 None, None, None, None, None, None, None, None, terms, 0, None)
+    about = subject_core(text, claim_words(text), basis.index) if about is None else about
     numbers = basis.numbers.unsupported(text) if _HAS_NUMBER.search(text) else ()
     if not numbers and _HAS_NUMBER.search(text):
-        numbers = other_values(text, subject_core(text, claim_words(text), basis.index), basis)
+        numbers = other_values(text, about, basis)
     terms = tuple(dict.fromkeys([*terms, *(n for n in numbers if n.replace(",", "").lstrip("$€£").rstrip("%")
                                            not in terms)]))
     if not refs:  # no context at all: nothing can support the sentence
@@ -307,7 +308,6 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     if single is not None and not np.isnan(con[single]):  # shown, not capped on: measured, CLIFF 0.780 -> 0.676 (v3.4)
         top_ent, top_con = float(ent[single]), float(con[single])
     subject = claim_subject(text)
-    about = subject_core(text, claim_words(text), basis.index) if about is None else about
     conflict, against = _subject_conflict(about, premise, refs, con)
     bar = basis.subject_conflict  # how sure a denial of the subject must be to cap the sentence
     if against is not None and bar is not None and _says_opposite(against, basis.index, about, negative(text)):
