@@ -42,7 +42,7 @@ import numpy as np
 from calibration_cv import folds, overlap_absent, sigmoid  # the same baselines and folds as the two-set script
 
 from guardrail.checks.calibration import FEATURES, Calibrator, fit_logistic, sentence_features
-from guardrail.checks.evidence import RULE_CAP
+from guardrail.checks.evidence import RULE_CAP, mirrored
 from guardrail.errors import UncheckableError
 from guardrail.checks.faithfulness import FaithfulnessCheck, FaithfulnessConfig
 from guardrail.scorers.nli import NLIScorer
@@ -105,6 +105,8 @@ def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: Faithfu
                 f["denied_by_rule"] = 1.0
             if s.swapped_words:
                 f["swapped_word"] = 1.0
+            if s.negated:  # a "no" to "Are both X and Y ...?": the features are the least supported member's
+                f["negated"] = 1.0
             f["max_contradiction"] = s.max_contradiction if s.max_contradiction is not None else 0.0
             if s.subject_conflict is not None:
                 f["subject_conflict"] = s.subject_conflict
@@ -123,6 +125,9 @@ def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: Faithfu
 
 
 def weakest(feats: list[dict[str, float]], features: tuple[str, ...]) -> list[float]:
+    """The features of the sentence with the lowest entailment, which the calibration is fitted on; a negated member
+    ("No." to "Are both X and Y ...?", scored mirrored) is no sentence whose support the fit can learn from."""
+    feats = [f for f in feats if not f.get("negated")]
     if not feats:
         return [0.0] * len(features)
     i = min(range(len(feats)), key=lambda k: feats[k]["logit_entailment"])
@@ -180,6 +185,8 @@ def row_score(cal: Calibrator, feats: list[dict[str, float]]) -> float:
             score = cal.cap(score, f["top_entailment"], f["top_contradiction"])
         if ANY_PREMISE_CONTRADICTION is not None and f.get("max_contradiction", 0.0) >= ANY_PREMISE_CONTRADICTION:
             score = cal.cap(score, float(ent), f["max_contradiction"])
+        if f.get("negated"):  # as the guard judges "not all of them" (evidence.not_all)
+            score = mirrored(score, SHIPPED_THRESHOLD)
         scores.append(score)
     return min(scores)
 
@@ -286,6 +293,7 @@ def main() -> None:
     groups = np.array([group_of(n, r) for n, r in data])
     x = np.array([weakest(f, FEATURES_IN_USE) for f in feats])
     w = np.array([len(data) / (len(names) * int((which == n).sum())) for n, _ in data])
+    w[[bool(f) and all(g.get("negated") for g in f) for f in feats]] = 0.0  # nothing the fit can learn from
     nli_only = np.array([1 - cache[f"{n}:{r['id']}"]["min_entailment"] for n, r in data])
     tokens = np.array([cache[f"{n}:{r['id']}"]["tokens"] for n, r in data], dtype=float)
     length = np.array([len(r["response"].strip()) for _, r in data], dtype=float)

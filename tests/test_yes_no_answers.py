@@ -18,7 +18,15 @@ import openai
 import pytest
 from prometheus_client import CollectorRegistry
 
-from guardrail.checks.claims import answer_claim, makes_claim, polarity, yes_no_answer, yes_no_only
+from guardrail.checks.claims import (
+    answer_claim,
+    conjunct_statements,
+    makes_claim,
+    polarity,
+    yes_no_answer,
+    yes_no_only,
+    yes_no_statement,
+)
 from guardrail.checks.evaluator import Evaluator
 from guardrail.checks.faithfulness import FaithfulnessCheck
 from guardrail.guard import Guard
@@ -43,6 +51,53 @@ QUESTIONS = [
      "The store will not be closed on Monday."),
     ("Can I return an opened item?", "You can return an opened item.", "You cannot return an opened item."),
     ("Isn't shipping free?", "Shipping is free.", "Shipping is not free."),
+    # a name's subject ends before the participle or bare verb after it (not "The Eiffel Tower built was in 1889.")
+    ("Was the Eiffel Tower built in 1889?", "The Eiffel Tower was built in 1889.",
+     "The Eiffel Tower was not built in 1889."),
+    ("Can the Pro plan be returned?", "The Pro plan can be returned.", "The Pro plan cannot be returned."),
+    ("Is the Pro plan refunded after cancellation?", "The Pro plan is refunded after cancellation.",
+     "The Pro plan is not refunded after cancellation."),
+    # a nationality after a name qualifies the noun ("Anita Diamant American" is no name)
+    ("Is Anita Diamant an American author?", "Anita Diamant is an American author.",
+     "Anita Diamant is not an American author."),
+    # "the US" is the country, not the asker ("in the you")
+    ("Does Acme ship to the US?", "Acme does ship to the US.", "Acme does not ship to the US."),
+    # coordinated subjects stay whole
+    ("Are both the Basic plan and the Pro plan refundable?", "Both the Basic plan and the Pro plan are refundable.",
+     "Both the Basic plan and the Pro plan are not refundable."),
+]
+
+#: questions about several things at once: the statement a "yes" makes of each (a "no": not all of them hold)
+CONJUNCTS = [
+    ("Are Larry Gagosian and Steve Dildarian both art dealers?",
+     ["Larry Gagosian is an art dealer.", "Steve Dildarian is an art dealer."]),
+    ("Are both Chamaelirium and Hovea flowering plants?",
+     ["Chamaelirium is a flowering plant.", "Hovea is a flowering plant."]),
+    ("Are Robin McKinley and Anita Diamant American authors?",
+     ["Robin McKinley is an American author.", "Anita Diamant is an American author."]),
+    ("Were both the Hanover Hound and the Toy Trawler Spaniel introduced to France?",
+     ["The Hanover Hound was introduced to France.", "The Toy Trawler Spaniel was introduced to France."]),
+    ("Are Janus and The Lady both published in the US?",
+     ["Janus is published in the US.", "The Lady is published in the US."]),
+    ("Do both the Basic plan and the Pro plan include phone support?",
+     ["The Basic plan does include phone support.", "The Pro plan does include phone support."]),
+    ("Can both gift cards and final-sale items be returned?",
+     ["Gift cards can be returned.", "Final-sale items can be returned."]),
+    ("Did Einstein, Bohr and Curie win a Nobel Prize?",
+     ["Einstein did win a Nobel Prize.", "Bohr did win a Nobel Prize.", "Curie did win a Nobel Prize."]),
+    ("Are both plans and add-ons refundable?", ["Plans are refundable.", "Add-ons are refundable."]),
+    # said of the pair, not of each: no split
+    ("Are Hans Fallada and John Buchan both from the same country?", None),
+    ("Are Daniela Hantuchova and Balazs Taroczy of the same nationality?", None),
+    ("Are Brian and Ryan brothers?", None),
+    ("Are Alice and Bob married to each other?", None),
+    # common nouns without "both" may be a kind ("Are cats and dogs mammals?" is one claim about both)
+    ("Are cats and dogs mammals?", None),
+    # a head noun the members share ("the Basic and Pro plans"): not split into "the Basic"
+    ("Do both the Basic and Pro plans include support?", None),
+    # one subject, a negative question
+    ("Is the store open on Sundays?", None),
+    ("Aren't both plans refundable?", None),
 ]
 
 YES_ANSWERS = [
@@ -80,6 +135,11 @@ def test_yes_forms_state_the_question(question: str, yes: str, no: str, answer: 
 def test_no_forms_state_the_question_negated(question: str, yes: str, no: str, answer: str) -> None:
     made = answer_claim(question, answer)
     assert made is not None and (made.statement, made.kind) == (no, "yes/no")
+
+
+@pytest.mark.parametrize("question,members", CONJUNCTS)
+def test_a_question_about_several_things_states_each(question: str, members: list[str] | None) -> None:
+    assert conjunct_statements(question) == members
 
 
 ECHOES = [
@@ -317,3 +377,37 @@ def test_block_mode_gateway(gateway_url: str, yes: str, no: str) -> None:
         client.chat.completions.create(model="fake", messages=messages, extra_body={"contexts": CTX, "answer": yes})
     reply = client.chat.completions.create(model="fake", messages=messages, extra_body={"contexts": CTX, "answer": no})
     assert reply.choices[0].message.content == no
+
+
+#: a question about two things at once, its contexts, and whether each of them holds there
+BOTH = [
+    ("Can both gift cards and final-sale items be returned?", CTX, False),
+    ("Can both gift cards and unused items be returned?",
+     ["Gift cards cannot be returned. Unused items can be returned within 30 days."], False),
+    ("Can both unused items and electronics be returned?",
+     ["Unused items can be returned within 30 days. Electronics can be returned within 15 days."], True),
+    ("Are both Robin McKinley and Anita Diamant American authors?",
+     ["Anita Diamant is an American author of fiction books. Robin McKinley is an American author of fantasy "
+      "books."], True),
+]
+
+
+@pytest.mark.parametrize("question,contexts,both", BOTH)
+def test_yes_and_no_to_a_question_about_two_things(guard: Guard, question: str, contexts: list[str],
+                                                    both: bool) -> None:
+    """"Yes." claims it of each; "No." claims that not both hold, which one member the contexts deny makes true (read
+    as "X and Y are not both ..." the model contradicts it whatever the contexts say)."""
+    yes, no = guard.check(question, contexts, "Yes."), guard.check(question, contexts, "No.")
+    assert (yes.action, no.action) == (("pass", "block") if both else ("block", "pass"))
+    said = no.evaluation.faithfulness.sentences
+    assert len(said) == 1 and said[0].negated and said[0].hypothesis in conjunct_statements(question)
+    assert [s.hypothesis for s in yes.evaluation.faithfulness.sentences] == conjunct_statements(question)
+
+
+def test_a_stream_reads_no_to_a_question_about_two_things(guard: Guard) -> None:
+    question, contexts, _ = BOTH[0]
+    s = guard.stream(question, contexts)
+    delivered = s.feed("No") + s.feed(".")
+    end = s.finish()
+    assert end.verdict.action == "pass" and delivered + end.text == "No."
+

@@ -43,6 +43,7 @@ from guardrail.checks.lexicon import (
     NO,
     NO_SYMBOLS,
     PERSON,
+    DEMONYMS,
     PREPOSITIONS,
     PRONOUNS,
     SOFT_YES,
@@ -60,7 +61,8 @@ from guardrail.checks.lexicon import (
 )
 from guardrail.text import is_answer_fragment, is_claim, is_refusal, split_sentences
 
-__all__ = ["AnswerClaim", "answer_claim", "polarity", "yes_no_answer", "yes_no_statement", "wh_statement"]
+__all__ = ["AnswerClaim", "answer_claim", "conjunct_statements", "polarity", "yes_no_answer", "yes_no_statement",
+           "wh_statement"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -1386,7 +1388,9 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
     # a proper name: a run of capitalised words (with "of"/"the"/"and" inside when a capital follows)
     if i < n and tokens[i][:1].isupper():
         j = i
-        while j < n and (tokens[j][:1].isupper() or (tokens[j].lower() in {"of", "the", "and", "de", "'s"}
+        while j < n and (tokens[j][:1].isupper() and not (j > i and tokens[j].lower() in DEMONYMS and j + 1 < n
+                                                            and tokens[j + 1][:1].islower())
+                         or (tokens[j].lower() in {"of", "the", "and", "de", "'s"}
                                                       and j + 1 < n and tokens[j + 1][:1].isupper())
                          or (tokens[j] == "." and tokens[j - 1] in _TITLES)):  # "Dr. Smith"
             j += 1
@@ -1394,7 +1398,8 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
             return _subject_end(tokens[j + 1:], aux_kind) + j + 1 if j + 1 < n else j + 1
         if j < n and tokens[j - 1].lower().endswith("'s"):  # possessive: "Acme's headquarters"
             return j + _subject_end(tokens[j:], aux_kind)
-        if i > 0 and j < n and tokens[i - 1].lower() in DETERMINERS:
+        if i > 0 and j < n and tokens[i - 1].lower() in DETERMINERS and (
+                tokens[i - 1].lower() != "both" or aux_kind != "be"):  # "Are both X and Y flowering plants?"
             # "the Basic plan": a determiner, a name and the common nouns it qualifies (up to the verb)
             while j + 1 < n and _noun_here(tokens, j, aux_kind):
                 j += 1
@@ -1406,7 +1411,8 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
         if j > start and (low in PREPOSITIONS or low in DETERMINERS or low in BOUNDARY_WORDS or low in AUX
                           or low in NEG_AUX or not re.match(r"[A-Za-z]", low)):
             break
-        if j > start and aux_kind != "be" and low in VERBS and not _verb_follows(tokens, j):
+        if j > start and aux_kind != "be" and low in VERBS and not _verb_follows(tokens, j) and not (
+                j + 1 < n and tokens[j + 1].lower() == "and"):  # "the Basic plan and the Pro plan"
             break
         if j > start and aux_kind == "be" and re.search(r"[a-z]{2,}(ed|en|ing)$", low) and low not in VERBS and \
                 j + 2 != n:  # "Is standard shipping free?": the word before the last one is no participle
@@ -1439,14 +1445,25 @@ def _noun_here(tokens: list[str], j: int, aux_kind: str) -> bool:
     if not re.fullmatch(r"[a-z][a-z-]*", low) or low in PREPOSITIONS or low in DETERMINERS or low in BOUNDARY_WORDS \
             or low in AUX or low in NEG_AUX:
         return False
-    return aux_kind == "be" and j + 1 < len(tokens) or (low not in VERBS or _verb_follows(tokens, j))
+    if aux_kind == "be":  # "Was the Eiffel Tower built in 1889?": a participle is the predicate, not a noun
+        return j + 1 < len(tokens) and not (re.fullmatch(r"[a-z]{2,}(ed|en)", low) or low in _PARTICIPLES)
+    if aux_kind == "modal" and j + 1 < len(tokens) and tokens[j + 1].lower() in ("be", "have", "get"):
+        return True  # "Can the Pro plan be returned?": the word before the bare verb ends the subject
+    if j + 1 < len(tokens) and tokens[j + 1].lower() == "and":
+        return True  # "Do both the Basic plan and the Pro plan ...?": a noun ends the first member
+    return low not in VERBS or _verb_follows(tokens, j)
+
+
+#: irregular participles that end a "be" question's subject ("Was the Eiffel Tower built ...?")
+_PARTICIPLES = frozenset("built made sold born found held known given taken written shown paid sent kept left spent "
+                         "lost told said seen done run won bought brought led put set cut shut hit read split".split())
 
 
 def _person(tokens: list[str]) -> list[str]:
     out = []
     for k, tok in enumerate(tokens):
         low = tok.lower()
-        rep = PERSON.get(low)
+        rep = PERSON.get(low) if tok != "US" else None  # "in the US" is the country
         if rep is None:
             out.append(tok)
         else:
@@ -1486,6 +1503,15 @@ def _split_question(question: str) -> tuple[str, bool, list[str], list[str]] | N
         negq, body = True, body[1:]
     aux_kind = "be" if aux in BE else "do" if aux in DO else "have" if aux in HAVE else "modal"
     end = _subject_end(body, aux_kind)
+    if 1 < end < len(body) and body[end - 1].lower() == "and":  # "the Basic plan and | the Pro plan"
+        end -= 1
+    while 0 < end < len(body) - 1 and (body[end].lower() == "and" or body[end] == "," and "and" in body[end:]) and (
+            body[0].lower() == "both" or body[end + 1].lower() in DETERMINERS or body[end + 1][:1].isupper()):
+        # a coordinated subject: "both the Basic plan and the Pro plan", "X and the Y", "X, Y and Z"
+        more = _subject_end(body[end + 1:], aux_kind)
+        if end + 1 + more >= len(body) and aux_kind == "be":
+            break
+        end += 1 + more
     subject, rest = body[:end], body[end:]
     if rest and rest[0].lower() == "not":  # "Does it not include ...?"
         negq, rest = True, rest[1:]
@@ -1588,6 +1614,80 @@ def _asked_statement(question: str, yes: bool) -> str | None:
             main = lead.lower() + main[len(lead):]
         return f"{cond[0].upper()}{cond[1:]}, {main}"
     return None
+
+
+#: predicates that relate the members of a coordinated subject to each other ("Are X and Y from the same country?",
+#: "Are X and Y married?"): said of the pair, not of each member
+_COLLECTIVE = frozenset("same different similar alike together related married siblings brothers sisters twins "
+                        "partners friends rivals neighbours neighbors equal identical both".split())
+#: the auxiliary a single member takes where the pair takes a plural one ("Are X and Y ...?" -> "X is ...")
+_SINGULAR_AUX = {"are": "is", "were": "was", "do": "does", "have": "has"}
+
+
+def _conjuncts(subject: list[str]) -> list[list[str]] | None:
+    """The members of a coordinated subject ("Larry Gagosian and Steve Dildarian", "X, Y and Z"), or None."""
+    members: list[list[str]] = [[]]
+    for k, tok in enumerate(subject):
+        if tok.lower() == "and" or (tok == "," and k + 1 < len(subject) and subject[k + 1].lower() != "and"):
+            members.append([])
+        elif tok != ",":
+            members[-1].append(tok)
+    if len(members) < 2 or any(not m for m in members):
+        return None
+    return members
+
+
+def conjunct_statements(question: str) -> list[str] | None:
+    """The statements a "yes" makes, one per member, to a yes/no question about two or more things at once ("Are
+    both X and Y flowering plants?"); a "no" says that not all of them hold. None when the question is not of that
+    shape or its predicate relates the members to each other ("the same country", "married"). A plural noun said of
+    one named member becomes singular ("X is an art dealer.").
+
+    >>> conjunct_statements("Are Larry Gagosian and Steve Dildarian both art dealers?")
+    ['Larry Gagosian is an art dealer.', 'Steve Dildarian is an art dealer.']
+    >>> conjunct_statements("Were both the Hanover Hound and the Toy Trawler Spaniel introduced to France?")
+    ['The Hanover Hound was introduced to France.', 'The Toy Trawler Spaniel was introduced to France.']
+    >>> conjunct_statements("Are Hans Fallada and John Buchan both from the same country?") is None
+    True
+    """
+    parts = _split_question(question)
+    if parts is None:
+        return None
+    aux, negq, subject, rest = parts
+    if negq:
+        return None
+    both = False
+    if subject and subject[0].lower() == "both":
+        both, subject = True, subject[1:]
+    if rest and rest[0].lower() == "both":
+        both, rest = True, rest[1:]
+    if aux not in BE and aux not in HAVE and len(rest) == 1 and len(subject) > 2 and subject[-1].lower() in VERBS:
+        subject, rest = subject[:-1], subject[-1:] + rest  # "Do both X and Y include support?"
+    members = _conjuncts(subject)
+    if members is None or not rest or len(members) > 6:
+        return None
+    if len({m[-1][:1].isupper() for m in members}) > 1:  # "the Basic and Pro plans": a head noun the members share
+        return None
+    if any(t.lower() in _COLLECTIVE for t in rest) or any(t.lower() in ("each", "other", "another") for t in rest):
+        return None
+    named = all(m[0][:1].isupper() for m in members)
+    if not (both or named):  # "Are cats and dogs mammals?" splits only with "both"; names split as they are
+        return None
+    out: list[str] = []
+    for m in members:
+        plural = not m[-1][:1].isupper() and m[-1].lower().endswith("s") and not m[-1].lower().endswith("ss")
+        verb = aux if plural else _SINGULAR_AUX.get(aux, aux)
+        pred = list(rest)
+        if not plural and aux in BE and pred and pred[0].lower() not in DETERMINERS and pred[-1].lower().endswith("s") \
+                and not pred[-1].lower().endswith("ss") and pred[-1][:1].islower() and \
+                not re.search(r"(ed|en)$", pred[0].lower()) and not any(t.lower() in PREPOSITIONS for t in pred):
+            # "Are X and Y both art dealers?" -> "X is an art dealer." (the plural noun said of one member)
+            noun = pred[-1]
+            noun = noun[:-3] + "y" if noun.lower().endswith("ies") else noun[:-2] if re.search(
+                r"(ches|shes|xes|sses)$", noun.lower()) else noun[:-1]
+            pred = ["an" if pred[0][:1].lower() in "aeiou" else "a"] + pred[:-1] + [noun]
+        out.append(as_sentence(_person(m) + [verb] + _person(pred)))
+    return out
 
 
 def asks_yes_no(sentence: str) -> bool:

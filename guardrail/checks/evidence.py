@@ -7,6 +7,7 @@ signals.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import re
@@ -100,6 +101,10 @@ class SentenceEvidence:
     #: words a near copy of a context sentence swaps in for the sentence's own that no context holds
     #: (:func:`swapped_words`): they cap the score below the threshold
     swapped_words: tuple[str, ...] = ()
+    #: the answer says ``hypothesis`` does not hold: a "no" to a question about several things at once ("Are both X
+    #: and Y art dealers?"), which is true when any one of them is not so. ``hypothesis`` is the member the contexts
+    #: support least, and the score is its own mirrored about the threshold (:func:`not_all`)
+    negated: bool = False
 
     @property
     def checked(self) -> bool:
@@ -142,6 +147,45 @@ class ResponseItem:
     #: statement of "No, because only 5 days can be carried over.": its reason is judged as a claim of its own, and
     #: the model cannot infer "You cannot carry over 10 days." from it)
     veto: bool = False
+    #: one member of a claim that says not all of its members hold ("No." to "Are both X and Y art dealers?"): the
+    #: consecutive ``not_all`` items of a span are judged together by :func:`not_all`
+    not_all: bool = False
+
+
+def mirrored(score: float, threshold: float) -> float:
+    """``score`` reflected about ``threshold`` (0 -> 1, threshold -> threshold, 1 -> 0), linear on each side: the
+    support for "not so" from the support for "so", passing exactly when "so" fails."""
+    if score < threshold:
+        return threshold + (threshold - score) * (1.0 - threshold) / threshold
+    return threshold * (1.0 - score) / (1.0 - threshold) if threshold < 1 else 0.0
+
+
+def not_all(items: Sequence[ResponseItem], evidence: Sequence[SentenceEvidence],
+            threshold: float) -> list[SentenceEvidence]:
+    """``evidence`` (one per item) with each run of ``not_all`` items of one span judged as one claim: "not all of
+    these hold" is as supported as its least supported member is not, so the run keeps that member's evidence with
+    its score mirrored about the threshold (a member the contexts deny makes the claim true; all members supported
+    make it false). A run with an unread member (the check stopped before it) stays unread."""
+    out: list[SentenceEvidence] = []
+    k = 0
+    while k < len(items):
+        if not items[k].not_all:
+            out.append(evidence[k])
+            k += 1
+            continue
+        end = k
+        while end < len(items) and items[end].not_all and items[end].span == items[k].span:
+            end += 1
+        run = list(evidence[k:end])
+        unread = [e for e in run if e.score is None]
+        if unread:
+            out.append(unread[0])
+        else:
+            weakest = min(run, key=lambda e: e.score if e.score is not None else 0.0)
+            score = mirrored(weakest.score if weakest.score is not None else 0.0, threshold)
+            out.append(dataclasses.replace(weakest, score=score, supported=score >= threshold, negated=True))
+        k = end
+    return out
 
 
 def sentence_numbers(items: Sequence[ResponseItem]) -> list[int]:

@@ -37,6 +37,7 @@ from guardrail.checks.claims import (
     asks_yes_no,
     AnswerClaim,
     claim_object,
+    conjunct_statements,
     contrast_claims,
     topic_reply,
     claim_subject,
@@ -71,6 +72,7 @@ from guardrail.checks.evidence import (
     EvidenceBasis,
     ResponseItem,
     claim_words,
+    not_all,
     sentence_evidence,
     sentence_numbers,
     subject_core,
@@ -705,6 +707,14 @@ class FaithfulnessCheck:
                         f"the answer {text.strip()!r} says yes or no to {q!r}, which the guard cannot turn into the "
                         "statement the answer makes (not a yes/no question it can read, e.g. a follow-up that leaves "
                         "out its verb): it cannot be judged; send the question in full")
+                members = conjunct_statements(q) if made is not None and made.kind == "yes/no" else None
+                if members is not None and all(tok.count(m) <= hyp_budget for m in members):
+                    # "Yes." to "Are both X and Y art dealers?" claims it of each; "No." that not both are (judged
+                    # together: any member the contexts do not support makes it true)
+                    yes = bool(polarity(text)[0])
+                    items.extend(ResponseItem(span, text, m, True, fragment, claim=True, not_all=not yes)
+                                 for m in members)
+                    continue
                 if made is not None and tok.count(made.statement) <= hyp_budget:
                     items.append(ResponseItem(span, text, made.statement, True, fragment, claim=True))
                     continue
@@ -802,6 +812,7 @@ class FaithfulnessCheck:
                          for i, it, refs, about in zip(group, part, scores.read, subjects)]
             n_pairs += len(scores.entailment)
             n_tokens += scores.tokens
+        evidence = not_all(items, evidence, basis.threshold)
         judged = [e for e in evidence if e.score is not None]
         return FaithfulnessResult(
             score=float(np.mean([e.score for e in judged])) if judged else None,
@@ -895,7 +906,7 @@ def _groups(items: Sequence[ResponseItem], size: int | None) -> list[range]:
     start = count = 0
     for k, it in enumerate(items):
         count += it.check
-        if count == size:
+        if count >= size and (k + 1 == len(items) or items[k + 1].span != it.span):  # a sentence's parts read together
             out.append(range(start, k + 1))
             start, count = k + 1, 0
     if start < len(items):

@@ -152,3 +152,17 @@ def looks_verb(token: str) -> bool:
                                                            "took", "became", "began", "ran", "held", "sold", "had",
                                                            "bought", "brought", "sent", "paid", "got", "kept", "left",
                                                            "spent", "lost", "told", "said", "saw", "gone", "went"}
+
+
+#: nationality and language adjectives: a capitalised word that qualifies a noun after a name ("Are X and Y American
+#: authors?") rather than ending it
+DEMONYMS = frozenset("""
+american british english scottish welsh irish french german italian spanish portuguese dutch belgian swiss austrian
+swedish norwegian danish finnish icelandic polish czech slovak hungarian romanian bulgarian greek turkish russian
+ukrainian serbian croatian bosnian slovenian albanian estonian latvian lithuanian canadian mexican brazilian argentine
+argentinian chilean peruvian colombian venezuelan cuban jamaican australian zealander chinese japanese korean
+vietnamese thai indian pakistani bangladeshi nepalese indonesian filipino malaysian singaporean iranian iraqi israeli
+egyptian moroccan algerian tunisian nigerian kenyan ghanaian ethiopian african european asian latin hispanic arab
+arabic persian jewish catholic christian muslim hindu buddhist soviet roman byzantine victorian dominican haitian
+puerto rican
+""".split())
