@@ -1219,6 +1219,11 @@ def _question_referents(question: str) -> tuple[str, ...]:
             np = [t for t in toks[k + 1:] if t not in ("?", ".", "!")]
             if np and (np[0].lower() in DETERMINERS or np[0][:1].isupper() or not looks_verb(np[0])) and \
                     not re.search(r"[a-z]{2,}(ed|en)$", np[0].lower()):
+                low = [t.lower() for t in np]
+                of = low.index("of") if "of" in low else -1
+                if 0 < of < len(np) - 1 and low[of - 1] in _ASPECTS:
+                    # "What are the specs of the X200?": "It weighs 1.3 kg." is the X200, not its specs
+                    out.append(join_tokens(_person(np[of + 1:])))
                 out.append(join_tokens(_person(np)))
             k = None
         # "Which plan has phone support?": the wh-phrase is the subject the answer names, not a referent
@@ -1239,6 +1244,12 @@ def _question_referents(question: str) -> tuple[str, ...]:
     if m:
         out.append(m.group("np").strip())
     return tuple(r for r in out if _number(tokenize(r)) is not None)
+
+
+#: nouns that ask about an aspect of what follows their "of" ("the specs of the X200", "the price of the Pro plan")
+_ASPECTS = frozenset("specs specifications features details dimensions size weight price cost costs fees terms "
+                     "conditions rules requirements benefits advantages pros cons limits options hours schedule "
+                     "policy policies status".split())
 
 
 #: the longest subject read by :func:`claim_subject`, in tokens

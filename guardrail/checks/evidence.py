@@ -147,6 +147,9 @@ class ResponseItem:
     #: statement of "No, because only 5 days can be carried over.": its reason is judged as a claim of its own, and
     #: the model cannot infer "You cannot carry over 10 days." from it)
     veto: bool = False
+    #: a short answer to a wh-question read alone ("23 kg." to "What is the carry-on weight limit?"): its quantities
+    #: must be the ones the contexts give what the question asks about (:func:`answered_elsewhere`)
+    answers: bool = False
     #: one member of a claim that says not all of its members hold ("No." to "Are both X and Y art dealers?"): the
     #: consecutive ``not_all`` items of a span are judged together by :func:`not_all`
     not_all: bool = False
@@ -238,11 +241,16 @@ class EvidenceBasis:
         once, when a claim has a number)."""
         out = []
         for c, (spans, wss) in enumerate(zip(self.index.sentences, self.index.sentence_words)):
+            last: frozenset[str] = frozenset()  # the subject a pronoun in the next sentence points at
             for span, ws in zip(spans, wss):
                 said = span.of(self.index.contexts[c])
+                subject = frozenset(_as_named(claim_subject(said) or "", self.index.vocabulary))
+                if not subject and _PRONOUN_SUBJECT.match(said):
+                    subject = last  # "The AeroBook 14 has ... It weighs 1.2 kg.": the 14's weight
+                last = subject or last
                 qs = quantities(said, ones=True)
                 if qs:
-                    out.append((ws, frozenset(_as_named(claim_subject(said) or "", self.index.vocabulary)), qs))
+                    out.append((ws, subject, qs))
         return out
 
     @functools.cached_property
@@ -293,6 +301,42 @@ def other_values(text: str, about: frozenset[str], basis: EvidenceBasis) -> tupl
     return tuple(out)
 
 
+#: a sentence whose subject is a pronoun: it says something of the subject named before it
+_PRONOUN_SUBJECT = re.compile(r"(?i)\s*(?:it|they|he|she)\s+(?:[a-z]+)")
+#: question words that say how it asks, not what about
+_ASKING = frozenset(content_stems("how much many long often far old big what which who when where why kind type "
+                                  "amount number cost take get need"))
+
+
+def answered_elsewhere(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
+    """Quantities of a short answer that the contexts say of something other than what the question asks about:
+    the context sentences most about the question (its words in their subject count twice, in the rest once) state
+    the same unit with another value, none of them states the answer's, and they share at least a subject word or
+    two words with the question ("23 kg." to "What is the carry-on weight limit?" where the carry-on sentence says
+    7 kg and 23 kg is the checked bag's; "1.2 kg." to "How much does the AeroBook 16 weigh?" where 1.2 kg is the
+    14's). Read alone, the span is a copy of a context phrase and the model entails it (round 25: 17 of 18 such
+    answers delivered)."""
+    key = frozenset(basis.question_words) - _ASKING
+    if not key:
+        return ()
+    out: list[str] = []
+    for q in quantities(text, compound_words_only=True):
+        if q.hedged:
+            continue
+        unit = "$" if q.currency else q.unit
+        rows = [(2 * len(key & sw) + len(key & ws), qs) for ws, sw, qs in basis.sentence_quantities
+                if any(("$" if k.currency else k.unit) == unit for k in qs)]
+        best = max((o for o, _ in rows), default=0)
+        if best < 2:
+            continue
+        top = [k for o, qs in rows if o == best for k in qs]
+        if any(q.stands_for(k) and (not unit or ("$" if k.currency else k.unit) == unit) for k in top):
+            continue  # ("16 GB" is not held by "16-inch" nor by the "16" of "AeroBook 16")
+        if any(("$" if k.currency else k.unit) == unit and k.value != q.value for k in top):
+            out.append(q.phrase or q.written)
+    return tuple(out)
+
+
 def _first_single(refs: Refs, index: ContextIndex) -> int | None:
     """The position in ``refs`` of the best-ranked premise that is one context sentence (None: none was read)."""
     for k, (_, premise) in enumerate(refs):
@@ -332,6 +376,8 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     numbers = basis.numbers.unsupported(text) if _HAS_NUMBER.search(text) else ()
     if not numbers and _HAS_NUMBER.search(text):
         numbers = other_values(text, about, basis)
+    if not numbers and item.answers and _HAS_NUMBER.search(text):
+        numbers = answered_elsewhere(text, basis)
     terms = tuple(dict.fromkeys([*terms, *(n for n in numbers if n.replace(",", "").lstrip("$€£").rstrip("%")
                                            not in terms)]))
     if not refs:  # no context at all: nothing can support the sentence

@@ -50,6 +50,7 @@ refund release remain remember remove renew replace report represent require ret
 set share ship show sign sing sit sleep speak spend stand start stay stop study succeed suffer support survive take
 talk teach tell tend think travel treat try turn understand use vary visit vote wait walk want wear win work write
 exclude permit prohibit restrict waive guarantee repair exchange upgrade downgrade transfer reimburse
+weigh measure accrue exceed feature average range equal comprise lack
 """.split())
 #: words and phrases that answer yes or no ("of course not" is read before "of course": the longest one wins)
 YES = {"yes", "yeah", "yep", "yup", "yea", "sure", "correct", "right", "true", "indeed", "absolutely", "certainly",
