@@ -1,10 +1,18 @@
-"""Block mode, session 12 (round 25's open classes): a short answer bound to another fact.
+"""Block mode, session 12 (round 25's open classes): a short answer bound to another fact, and near copies that
+exchange, move or overstate what the context says.
 
 "23 kg." to "What is the carry-on weight limit?" was read alone: the span is a copy of a context phrase (the checked
 bag's limit), the model entails it, and it passed at 0.83 (round 25: 17 of 18 such answers delivered). A short answer
 to a wh-question whose quantity the contexts give something other than what the question asks about now fails: the
 context sentences most about the question (its words in their subject count twice) state the same unit with another
 value, and none of them states the answer's.
+
+A near copy of a context sentence was read as entailed (0.8-0.9) when it exchanged two of its names or values
+("Fabrikam ... will acquire Northwind" for "Northwind ... will acquire Fabrikam"), put a sibling in place of its
+subject ("The AeroBook 16 has a 14-inch OLED display" copying the 14's sentence), generalised its qualifier ("All
+passengers may check ..." for "Economy passengers may check ...") or said "always" where it hedges. These words now
+count as swapped in (``SentenceEvidence.swapped_words``), as do the words of a claim that the sentences about its own
+subject say otherwise ("The AeroBook 16 has an OLED display." where the 16's sentence says LCD).
 
 Real model, whole answer and word-by-word stream; each hallucination with its faithful twin, and answers whose value
 is the question's although another sentence shares words with it."""
@@ -69,3 +77,80 @@ def test_the_evidence_names_the_value() -> None:
     assert result is not None
     s = result.sentences[0]
     assert s.unsupported_numbers == ("23 kg",) and s.supported is False
+
+
+NEWS = ["Northwind Corp. announced on Tuesday that it will acquire Fabrikam Inc. for $2.1 billion in cash. The deal is "
+        "expected to close in the third quarter."]
+TRIAL = ["Drug X reduced the annual rate of severe exacerbations by 34% compared with placebo. Headache was reported in "
+         "8% of patients in the drug X group and 5% in the placebo group."]
+ACCOUNTS = ["The Everyday Checking account has a $12 monthly fee. The Premier Savings account pays 4.1% APY and has no "
+            "monthly fee."]
+BATTERY = ["The battery usually lasts 18 hours of video playback. Economy passengers may check one bag of up to 23 kg "
+           "free of charge."]
+PLAN = ["The Pro plan costs $20 per month and includes priority support and a dedicated account manager. The Basic "
+        "plan costs $8 per month and does not include priority support."]
+FLIGHTS = ["Flights can be changed without a fee up to 24 hours before departure. Basic Economy tickets cannot be "
+           "changed or refunded."]
+LINE = ["The line will connect the downtown station to the airport, with six stops along the route."]
+
+
+@pytest.mark.parametrize(("question", "contexts", "bad", "good"), [
+    # two names or values exchanged
+    ("What did Northwind announce?", NEWS,
+     "Fabrikam Inc. announced that it will acquire Northwind Corp. for $2.1 billion in cash.",
+     "Northwind Corp. announced that it will acquire Fabrikam Inc. for $2.1 billion in cash."),
+    ("What were the results?", TRIAL,
+     "Placebo reduced the annual rate of severe exacerbations by 34% compared with drug X.",
+     "Drug X reduced the annual rate of severe exacerbations by 34% compared with placebo."),
+    ("What were the side effects?", TRIAL,
+     "Headache was reported in 5% of patients in the drug X group and 8% in the placebo group.",
+     "Headache was reported in 8% of patients in the drug X group and 5% in the placebo group."),
+    # a sibling in place of the subject
+    ("What are the specs?", SPEC, "The AeroBook 16 has a 14-inch OLED display.",
+     "The AeroBook 14 has a 14-inch OLED display."),
+    ("What are the fees?", ACCOUNTS, "The Everyday Checking account pays 4.1% APY and has no monthly fee.",
+     "The Premier Savings account pays 4.1% APY and has no monthly fee."),
+    # what the subject's own sentence says otherwise
+    ("Does the AeroBook 16 have an OLED display?", SPEC, "Yes.", "No, it has an LCD display."),
+    ("Does the AeroBook 16 have 16 GB of RAM?", SPEC, "Yes.", "No, it has 32 GB of RAM."),
+    ("How much does the AeroBook 16 weigh?", SPEC, "It weighs 1.2 kg.", "It weighs 1.9 kg."),
+    # overstated
+    ("How long does the battery last?", BATTERY, "The battery always lasts 18 hours of video playback.",
+     "The battery usually lasts 18 hours of video playback."),
+    ("What is the baggage allowance?", BATTERY, "All passengers may check one bag of up to 23 kg free of charge.",
+     "Economy passengers may check one bag of up to 23 kg free of charge."),
+])
+def test_a_near_copy_that_exchanges_moves_or_overstates_is_blocked(block_guard: Guard, question: str,
+                                                                   contexts: list[str], bad: str, good: str) -> None:
+    assert both(block_guard, question, contexts, bad) == ("block", "block"), bad
+    assert both(block_guard, question, contexts, good) == ("pass", "pass"), good
+
+
+@pytest.mark.parametrize(("question", "contexts", "answer"), [
+    # "tickets" is another sentence's subject but no sibling of "flights"
+    ("Are tickets refundable?", FLIGHTS, "Tickets can be changed without a fee up to 24 hours before departure."),
+    # "will ... have" is no tense shift
+    ("Where will the line go?", LINE, "It will link the downtown station with the airport and have six stops."),
+    # "premium" in the predicate is no tier of the Pro plan
+    ("What does the Pro plan include?", PLAN,
+     "The Pro plan includes premium extras: priority support and a dedicated account manager."),
+    # a modal said beside the context's without a near copy
+    ("Can I return used items?", RET, "No, items must be unused."),
+    # a conversion in brackets that the contexts' number holds
+    ("What are the specs?", SPEC, "It weighs 1.2 kg (2.6 lb)."),
+])
+def test_faithful_answers_near_those_shapes_pass(block_guard: Guard, question: str, contexts: list[str],
+                                                 answer: str) -> None:
+    assert both(block_guard, question, contexts, answer) == ("pass", "pass"), answer
+
+
+def test_the_evidence_names_the_exchanged_words() -> None:
+    from guardrail.checks.evaluator import Evaluator
+    from guardrail.scorers.nli import NLIScorer, default_nli_model
+
+    ev = Evaluator(nli=NLIScorer(default_nli_model()))
+    result = ev.evaluate("What did Northwind announce?", NEWS,
+                         "Fabrikam Inc. announced that it will acquire Northwind Corp. for $2.1 billion in cash.")
+    f = result.faithfulness
+    assert f is not None and f.sentences[0].supported is False
+    assert {"fabrikam", "northwind"} <= set(f.sentences[0].swapped_words)

@@ -1171,6 +1171,12 @@ def _named_in_prefix(prefix: str) -> list[str]:
                  if r and r.lower() not in ("you", "i", "we")]
         return [r for r in named if _number(tokenize(r)) is not None]
     clause = core.rstrip(" ,;:\u2014\u2013-")
+    person = re.match(r"(?i)((?:you|we|i)\s+\S+.*?)\s+(?:if|when|once|unless|provided|as long as|because|since|"
+                      r"so long as)\b", clause)
+    if main is None and person is not None:
+        # "You can return items within 30 days if they are unused": the asker names nothing; the object is named
+        obj = claim_object(person.group(1) + ".")
+        return [obj] if obj and obj.lower() not in ("you", "i", "we") and _number(tokenize(obj)) is not None else []
     if main is None and clause == core and not core.endswith(("and", "but", "so")):
         return []  # the pronoun is inside a clause that has not ended: "If they ...", "No doubt they ..."
     clause = re.sub(r"(?i)\s+(?:and|but|so)$", "", clause)
@@ -1401,6 +1407,8 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
         j = i
         while j < n and (tokens[j][:1].isupper() and not (j > i and tokens[j].lower() in DEMONYMS and j + 1 < n
                                                             and tokens[j + 1][:1].islower())
+                         or (j > i and re.fullmatch(r"\d{1,4}[A-Za-z]{0,3}", tokens[j]) is not None
+                             and tokens[j - 1][:1].isupper())  # a model's number: "the AeroBook 16", "iPhone 15"
                          or (tokens[j].lower() in {"of", "the", "and", "de", "'s"}
                                                       and j + 1 < n and tokens[j + 1][:1].isupper())
                          or (tokens[j] == "." and tokens[j - 1] in _TITLES)):  # "Dr. Smith"
@@ -1457,7 +1465,8 @@ def _noun_here(tokens: list[str], j: int, aux_kind: str) -> bool:
             or low in AUX or low in NEG_AUX:
         return False
     if aux_kind == "be":  # "Was the Eiffel Tower built in 1889?": a participle is the predicate, not a noun
-        return j + 1 < len(tokens) and not (re.fullmatch(r"[a-z]{2,}(ed|en)", low) or low in _PARTICIPLES)
+        return j + 1 < len(tokens) and not (re.fullmatch(r"[a-z]{2,}(ed|en)", low) or low in _PARTICIPLES) and \
+            tokens[j + 1].lower() != "than"  # "Is the AeroBook 14 lighter than ...?"
     if aux_kind == "modal" and j + 1 < len(tokens) and tokens[j + 1].lower() in ("be", "have", "get"):
         return True  # "Can the Pro plan be returned?": the word before the bare verb ends the subject
     if j + 1 < len(tokens) and tokens[j + 1].lower() == "and":

@@ -10,8 +10,9 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -236,6 +237,29 @@ class EvidenceBasis:
         return KnownNumbers([*self.contexts, self.question])
 
     @functools.cached_property
+    def sentence_claims(self) -> list[tuple[frozenset[str], frozenset[str]]]:
+        """Each context sentence's subject (as :func:`subject_core` names it) and the words it says of it (read once,
+        when a claim has a word that stands in contrast with another)."""
+        out = []
+        for c, spans in enumerate(self.index.sentences):
+            last: frozenset[str] = frozenset()
+            for span in spans:
+                said = span.of(self.index.contexts[c])
+                named = claim_subject(said) or ""
+                subject = frozenset(_as_named(named, self.index.vocabulary))
+                if not subject and _PRONOUN_SUBJECT.match(said):
+                    subject = last
+                last = subject or last
+                if subject:  # what it says of the subject: its words but the subject's ("Pro" is no tier it has)
+                    out.append((subject, frozenset(words(said)) - frozenset(words(named))))
+        return out
+
+    @functools.cached_property
+    def sentence_subjects(self) -> list[list[frozenset[str]]]:
+        """Per chunk, per sentence: its subject's words (read once, when a claim is a near copy of one)."""
+        return sentence_subjects(self.index)
+
+    @functools.cached_property
     def sentence_quantities(self) -> list[tuple[frozenset[str], frozenset[str], list[Quantity]]]:
         """Each context sentence that states a quantity: its words, its subject's words and its quantities (read
         once, when a claim has a number)."""
@@ -289,13 +313,15 @@ def other_values(text: str, about: frozenset[str], basis: EvidenceBasis) -> tupl
         return ()
     # the sentences whose subject is the claim's, no more specific ("A defective item can be exchanged within 60
     # days." says nothing of items in general)
-    own = [qs for ws, sw, qs in basis.sentence_quantities if sw == about]
+    subject = frozenset(_as_named(claim_subject(text) or "", basis.index.vocabulary))  # not its other names ("RAM")
+    own = [qs for ws, sw, qs in basis.sentence_quantities if sw == about or subject and sw == subject]
     if not own:
         return ()
     out: list[str] = []
     for q in quantities(text, compound_words_only=True):
-        if not q.unit or q.unit in ("am", "pm", "a.m", "p.m") or any(q.stands_for(k) for qs in own for k in qs):
-            continue  # a time of day is a point, not an amount: a subject has many
+        if not q.unit or q.unit in ("am", "pm", "a.m", "p.m") or any(
+                q.stands_for(k) and k.unit == q.unit for qs in own for k in qs):
+            continue  # a time of day is a point, not an amount: a subject has many ("16 GB" is no "AeroBook 16")
         if any(k.unit == q.unit and k.value != q.value and not q.hedged for qs in own for k in qs):
             out.append(q.phrase or q.written)
     return tuple(out)
@@ -335,6 +361,36 @@ def answered_elsewhere(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
         if any(("$" if k.currency else k.unit) == unit and k.value != q.value for k in top):
             out.append(q.phrase or q.written)
     return tuple(out)
+
+
+#: contrast words a claim may use beside the context's others without a near copy: "Items must be unused." says what
+#: "Items can be returned ... if unused." does (modal and quantifier words count only in a near copy)
+_LOOSE = frozenset("may can might could must shall usually typically generally often normally mostly sometimes "
+                   "occasionally always invariably some several many most certain all every each".split())
+
+
+def other_words(text: str, about: frozenset[str], basis: EvidenceBasis) -> tuple[str, ...]:
+    """Words of a claim that the sentences whose subject is the claim's say otherwise: one of them holds a word in
+    contrast (:data:`CONTRASTS`) and none holds the claim's ("The AeroBook 16 has an OLED display." where the 16's
+    sentence says LCD and OLED is the 14's; "Economy passengers must check one bag" where theirs says "may"). The
+    words are in the contexts, said of something else or otherwise: the model reads the claim as entailed by the
+    sibling's sentence."""
+    if not about or polar_negative(text):
+        return ()
+    named = claim_subject(text) or ""
+    own_words = frozenset(words(named))  # what the claim says of its subject ("standard" in "Standard shipping" is not)
+    said = [w for w in words(text) if w in _CONTRAST and w not in _LOOSE and w not in own_words]
+    if not said:
+        return ()
+    subject = frozenset(_as_named(named, basis.index.vocabulary))  # not its other names ("OLED")
+    own = [ws for sw, ws in basis.sentence_claims if sw == about or subject and sw == subject]
+    if not own:
+        return ()
+    held = frozenset().union(*own)
+    places = {p for h in held for p in _CONTRAST.get(h, [])}
+    # neither the word nor a synonym of it ("receipt" for "delivery") is said of the subject, and a contrast is
+    return tuple(w for w in said if w not in held and not set(_CONTRAST[w]) & places and any(
+        o[0] == m[0] and o[1] != m[1] for o in places for m in _CONTRAST[w]))
 
 
 def _first_single(refs: Refs, index: ContextIndex) -> int | None:
@@ -421,7 +477,9 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     if numbers:  # a number no passage holds: the sentence fails whatever the model reads
         score = min(score, basis.threshold * RULE_CAP * entailment)
     denial = denying_clause(text, about, basis.index) if about else None
-    swapped = swapped_words(text, basis.index)
+    swapped = swapped_words(text, basis.index, lambda: basis.sentence_subjects) or other_words(text, about, basis)
+    if not swapped and text != item.text:  # as written: "Fabrikam ... announced that it will acquire Northwind ..."
+        swapped = swapped_words(item.text, basis.index, lambda: basis.sentence_subjects)
     if swapped:  # a near copy of a context sentence with a word of its own swapped in
         score = min(score, basis.threshold * RULE_CAP * entailment)
         terms = tuple(dict.fromkeys([*terms, *swapped]))
@@ -571,12 +629,41 @@ cash | card, cards, credit | cheque, check
 fixed | variable
 secured | unsecured
 lifetime | limited
+may, can, might, could | must, shall
+usually, typically, generally, often, normally, mostly, sometimes, occasionally | always, invariably
+some, several, many, most, certain | all, every, each
+primary | secondary
+profit, profits, gain, gains, surplus | loss, losses, deficit
+income, revenue, revenues | expense, expenses, cost, costs
+cash | stock, shares, equity
+buyer, buyers, purchaser, acquirer | seller, sellers, vendor, target
+employer, employers | employee, employees, staff
+employee, employees, staff | contractor, contractors, freelancer, freelancers
+lender, lenders | borrower, borrowers
+landlord, landlords | tenant, tenants
+incoming, inbound, import, imports | outgoing, outbound, export, exports
+upload, uploads | download, downloads
+input, inputs | output, outputs
+full | half, partial
+usb-c | usb-a | micro-usb | lightning
+left | right
+upper | lower
 """
-_CONTRAST: dict[str, tuple[int, int]] = {}
+#: each word's places in :data:`CONTRASTS`: (set, part) for every set it is in ("may" the modal, "May" the month)
+_CONTRAST: dict[str, list[tuple[int, int]]] = {}
 for _set, _line in enumerate(line for line in CONTRASTS.strip().splitlines() if line.strip()):
     for _part, _words in enumerate(_line.split("|")):
         for _w in _words.split(","):
-            _CONTRAST.setdefault(_w.strip().lower(), (_set, _part))
+            _CONTRAST.setdefault(_w.strip().lower(), []).append((_set, _part))
+#: words that say a claim holds without exception, and the hedges they override ("The battery *always* lasts 18
+#: hours." inserted in a copy of "The battery *usually* lasts 18 hours" or "lasts *up to* 18 hours")
+_FREQUENCY_HEDGES = frozenset("usually typically generally often normally mostly sometimes occasionally may might".split())
+_ABSOLUTE: dict[str, frozenset[str]] = {
+    "always": _FREQUENCY_HEDGES, "never": _FREQUENCY_HEDGES, "invariably": _FREQUENCY_HEDGES,
+    "guaranteed": _FREQUENCY_HEDGES, "guarantees": _FREQUENCY_HEDGES,
+    "exactly": frozenset("up about approximately around roughly nearly almost".split()),
+    "all": frozenset("some most many certain several".split()), "every": frozenset("some most many certain several".split()),
+}
 
 
 _NEGATORS = frozenset("not no never cannot can't won't isn't aren't doesn't don't didn't nor neither none".split())
@@ -586,14 +673,80 @@ def _contrasted(replaced: list[str], put: list[str]) -> list[str]:
     """The words of ``put`` that stand in contrast with a word of ``replaced`` (:data:`CONTRASTS`)."""
     out = []
     for w in put:
-        mine = _CONTRAST.get(w)
-        if mine is not None and any((o := _CONTRAST.get(r)) is not None and o[0] == mine[0] and o[1] != mine[1]
-                                    for r in replaced):
+        mine = _CONTRAST.get(w, [])
+        if any(o[0] == m[0] and o[1] != m[1] for r in replaced for o in _CONTRAST.get(r, []) for m in mine) and \
+                w not in replaced:
             out.append(w)
     return out
 
 
-def swapped_words(text: str, index: ContextIndex) -> tuple[str, ...]:
+def sentence_subjects(index: ContextIndex) -> list[list[frozenset[str]]]:
+    """Per chunk, per sentence: the words of its subject (a pronoun's: the subject named before it)."""
+    out: list[list[frozenset[str]]] = []
+    for c, spans in enumerate(index.sentences):
+        row: list[frozenset[str]] = []
+        last: frozenset[str] = frozenset()
+        for span in spans:
+            said = span.of(index.contexts[c])
+            subject = frozenset(words(claim_subject(said) or ""))
+            if not subject and _PRONOUN_SUBJECT.match(said):
+                subject = last
+            last = subject or last
+            row.append(subject)
+        out.append(row)
+    return out
+
+
+def _transposed(source: list[str], claim: list[str], ops: Sequence[tuple[str, int, int, int, int]]) -> list[str]:
+    """The words of two places a claim exchanges in its copy of ``source`` ("Fabrikam ... will acquire Northwind"
+    for "Northwind ... will acquire Fabrikam"; "5% ... and 8%" for "8% ... and 5%"): roles or values swapped."""
+    out: list[str] = []
+    replaced = [op for op in ops if op[0] == "replace"]
+    for a, b in itertools.combinations(replaced, 2):
+        if claim[a[3]:a[4]] == source[b[1]:b[2]] and claim[b[3]:b[4]] == source[a[1]:a[2]] and \
+                claim[a[3]:a[4]] != claim[b[3]:b[4]]:
+            out += [w for w in claim[a[3]:a[4]] + claim[b[3]:b[4]] if w not in out]
+    return out
+
+
+def _moved_to(source: list[str], claim: list[str], ops: Sequence[tuple[str, int, int, int, int]],
+              own: frozenset[str], others: Sequence[frozenset[str]]) -> list[str]:
+    """The words of another context subject of the same kind a claim puts in place of its copy's subject's ("The
+    AeroBook *16* has a 14-inch OLED display ..." copying the 14's sentence; "The *Everyday Checking* account pays 4.1%
+    APY" copying the savings account's): the fact moved to a sibling, which shares a word of the copied subject
+    ("AeroBook", "account"); "Tickets can be changed ..." for "Flights can be changed ..." beside "Basic Economy
+    tickets cannot ..." names no sibling of flights. Also "All" or "every" in place of the subject's qualifier ("All
+    passengers may check ..." copying "Economy passengers may check ..."). ``own``: the copied sentence's subject
+    words; ``others``: the other sentences' subjects."""
+    out: list[str] = []
+    kind = own - _DETERMINER_WORDS
+    for tag, i1, i2, j1, j2 in ops:
+        if tag != "replace":
+            continue
+        old, new = set(source[i1:i2]), claim[j1:j2]
+        if not new or not old <= own:
+            continue
+        if new in (["all"], ["every"], ["any"]) and old - _DETERMINER_WORDS:
+            out += [w for w in new if w not in out]
+            continue
+        if any(set(new) <= sw and not set(new) & own and (sw - set(new) - _DETERMINER_WORDS) & kind for sw in others):
+            out += [w for w in new if w not in out]
+    return out
+
+
+_DETERMINER_WORDS = frozenset("the a an this that these those our your their its".split())
+
+
+def _overrides(source: list[str], claim: list[str], ops: Sequence[tuple[str, int, int, int, int]]) -> list[str]:
+    """Absolute words ("always", "exactly", "all") a claim inserts in a copy of a sentence that hedges: the copy says
+    more than the sentence."""
+    said = set(source)
+    return [w for tag, i1, i2, j1, j2 in ops if tag in ("insert", "replace") for w in claim[j1:j2]
+            if w in _ABSOLUTE and w not in said and _ABSOLUTE[w] & said]
+
+
+def swapped_words(text: str, index: ContextIndex,
+                  subjects_of: Callable[[], list[list[frozenset[str]]]] | None = None) -> tuple[str, ...]:
     """Words a near copy of a context sentence puts in place of the sentence's own where they say something else: "Items
     can be returned within 30 days of delivery for a *partial* refund if unused." copies the items sentence but for
     "partial" in the place of "full"; "within 30 days of *purchase*" for "of delivery"; "even if *used*" for "if
@@ -609,12 +762,11 @@ def swapped_words(text: str, index: ContextIndex) -> tuple[str, ...]:
     claim = words(text)
     if len(claim) < SWAP_MIN_SHARED:
         return ()
-    if not any(w in _CONTRAST for w in claim):
-        return ()
     stems = frozenset(content_stems(text))
     out: list[str] = []
+    subjects: list[list[frozenset[str]]] | None = None
     for c, (spans, wss) in enumerate(zip(index.sentences, index.sentence_words)):
-        for span, ws in zip(spans, wss):
+        for k, (span, ws) in enumerate(zip(spans, wss)):
             if len(stems & ws) < max(3, (len(stems) * 3) // 5):
                 continue
             source = words(span.of(index.contexts[c]))
@@ -623,12 +775,22 @@ def swapped_words(text: str, index: ContextIndex) -> tuple[str, ...]:
             if any(tag == "delete" and _NEGATORS & set(source[i1:i2]) for tag, i1, i2, _, _ in ops):
                 continue  # the claim drops the sentence's "not": it says the opposite, no near copy
             changed = [op for op in ops if op[0] != "delete"]  # words the claim drops: it says less
-            shared = len(claim) - sum(j2 - j1 for _, _, _, j1, j2 in changed)
+            moved = _transposed(source, claim, changed)
+            # exchanged words are the sentence's own: they count as copied
+            shared = len(claim) - sum(j2 - j1 for _, _, _, j1, j2 in changed) + sum(1 for _ in moved)
             if len(changed) > 4 or shared < SWAP_MIN_SHARED or shared * 5 < len(claim) * 4 or \
-                    any(j2 - j1 > 2 or (tag == "replace" and i2 - i1 > 2) for tag, i1, i2, j1, j2 in changed):
+                    any(j2 - j1 > 3 or (tag == "replace" and i2 - i1 > 3) for tag, i1, i2, j1, j2 in changed) or \
+                    not moved and any(j2 - j1 > 2 or (tag == "replace" and i2 - i1 > 2)
+                                      for tag, i1, i2, j1, j2 in changed):
                 continue
+            if subjects is None:
+                subjects = subjects_of() if subjects_of is not None else sentence_subjects(index)
+            own = subjects[c][k]
+            others = [sw for cc, ss in enumerate(subjects) for kk, sw in enumerate(ss) if (cc, kk) != (c, k) and sw]
             contrast = [w for tag, i1, i2, j1, j2 in changed if tag == "replace"
                         for w in _contrasted(source[i1:i2], claim[j1:j2])]
+            contrast += [w for w in moved + _moved_to(source, claim, changed, own, others) + _overrides(
+                source, claim, changed) if w not in contrast]
             if not contrast:
                 return ()  # a near copy of this sentence that says what it says
             out += [w for w in contrast if w not in out]
