@@ -154,3 +154,33 @@ def test_the_evidence_names_the_exchanged_words() -> None:
     f = result.faithfulness
     assert f is not None and f.sentences[0].supported is False
     assert {"fabrikam", "northwind"} <= set(f.sentences[0].swapped_words)
+
+
+LOGS = ["Audit logs are retained for 90 days. Backups are kept for 14 days. The trial ran for 12 months. Flights can be "
+        "changed free of charge up to 90 minutes before departure. Carry-on bags must not exceed 7 kg."]
+
+
+@pytest.mark.parametrize(("answer", "want"), [
+    # a conversion of the contexts' quantity is read by the model as the contexts write it
+    ("Audit logs are kept for 3 months.", "pass"),
+    ("Backups are kept for two weeks.", "pass"),
+    ("The trial ran for one year.", "pass"),
+    ("Audit logs are retained for about 3 months.", "pass"),
+    # not a conversion: another value ("2 hours" is no rewrite of "90 minutes", "4 months" is not 90 days)
+    ("Flights can be changed free of charge up to 2 hours before departure.", "block"),
+    ("Audit logs are kept for 4 months.", "block"),
+    ("Backups are kept for three weeks.", "block"),
+])
+def test_a_unit_conversion_is_read_as_the_contexts_write_it(block_guard: Guard, answer: str, want: str) -> None:
+    assert both(block_guard, "How long is data kept?", LOGS, answer) == (want, want), answer
+
+
+def test_the_conversion_is_what_the_model_reads_and_the_answer_is_delivered_as_written() -> None:
+    from guardrail.checks.evaluator import Evaluator
+    from guardrail.scorers.nli import NLIScorer, default_nli_model
+
+    ev = Evaluator(nli=NLIScorer(default_nli_model()))
+    f = ev.evaluate("How long are logs kept?", LOGS, "Audit logs are kept for 3 months.").faithfulness
+    assert f is not None
+    s = f.sentences[0]
+    assert s.hypothesis == "Audit logs are kept for 90 days." and s.text == "Audit logs are kept for 3 months."

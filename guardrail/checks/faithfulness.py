@@ -80,7 +80,14 @@ from guardrail.checks.evidence import (
 )
 from guardrail.checks.evidence import FaithfulnessResult as FaithfulnessResult
 from guardrail.checks.evidence import SentenceEvidence as SentenceEvidence
-from guardrail.checks.grounding import KnownNumbers, Spellings, as_context_numbers, context_terms, number_spellings
+from guardrail.checks.grounding import (
+    KnownNumbers,
+    Spellings,
+    as_context_numbers,
+    as_context_units,
+    context_terms,
+    number_spellings,
+)
 from guardrail.checks.pairing import PairScores, Units, borrowed_polarity, fit_units, score_pairs, select_premises
 from guardrail.checks.premises import PREMISE_MODES, ContextIndex, Premise, PremiseMode
 from guardrail.errors import ConfigurationError, InputError, UncheckableError
@@ -387,6 +394,7 @@ class FaithfulnessCheck:
         self.config = config or FaithfulnessConfig()
         self._prepared: LRUCache[_Prepared] = LRUCache(64)
         self._numbers: LRUCache[Spellings] = LRUCache(64)
+        self._known_numbers: LRUCache[KnownNumbers] = LRUCache(64)
         self._calibrator = calibrator
 
     @property
@@ -784,11 +792,17 @@ class FaithfulnessCheck:
         spellings = self._spellings(contexts)
         items = [dataclasses.replace(it, hypothesis=plain_negation(as_context_numbers(it.hypothesis, spellings)))
                  if it.check else it for it in items]
+        if any(it.check and _HAS_DIGIT_OR_WORD.search(it.hypothesis) for it in items):
+            # "Audit logs are kept for 3 months." read as the contexts write it ("... for 90 days"), when the number
+            # rule finds it a conversion of theirs: the model does not convert units (0.04 as written)
+            known_units = self._known(contexts, question)
+            items = [dataclasses.replace(it, hypothesis=as_context_units(it.hypothesis, known_units))
+                     if it.check and _HAS_DIGIT_OR_WORD.search(it.hypothesis) else it for it in items]
         if any(it.check and _CONVERSION.search(it.hypothesis) for it in items):
             # "It weighs 1.3 kg (2.9 lb).": a conversion in brackets that the contexts' number holds is read by the
             # number rule, not by the model (which reads "(2.9 lb)" beside "1.3 kg" as contradicted: 0.64); one the
             # contexts do not hold ("(3.9 lb)") stays for both to read
-            known = KnownNumbers([*contexts, question])
+            known = self._known(contexts, question)
             items = [dataclasses.replace(it, hypothesis=_without_conversions(it.hypothesis, known))
                      if it.check and _CONVERSION.search(it.hypothesis) else it for it in items]
         checked = [it for it in items if it.check]
@@ -837,6 +851,15 @@ class FaithfulnessCheck:
             model_tokens=n_tokens,
             context_sentences=prepared.index.num_sentences,
         )
+
+    def _known(self, contexts: Sequence[str], question: str) -> KnownNumbers:
+        """The numbers the contexts and the question hold (cached per request texts)."""
+        key = (*contexts, "\x00", question)
+        found = self._known_numbers.get(key)
+        if found is None:
+            found = KnownNumbers([*contexts, question])
+            self._known_numbers.put(key, found)
+        return found
 
     def _spellings(self, contexts: Sequence[str]) -> Spellings:
         """How the contexts write their numbers (cached per contexts, as the premises are)."""
@@ -909,6 +932,9 @@ STOP_GROUP = 16
 _NO_PAIRS = PairScores({}, {}, 0, [])
 
 
+#: a figure or a number word that may carry a unit ("3 months", "two weeks")
+_HAS_DIGIT_OR_WORD = re.compile(r"(?i)\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a)\s+"
+                                r"(?:year|month|week|day|hour|minute)s?\b")
 #: a number in brackets after another ("1.3 kg (2.9 lb)", "30 days (about 4 weeks)", "$45 (about EUR 42)")
 _CONVERSION = re.compile(r"(?<=[\w%])\s*\((?:(?:about|approx\.?|approximately|around|roughly|~|\u2248|or|i\.e\.,?|=)\s*)?"
                          r"[$\u20ac\u00a3]?\s*\d[\d,.]*\s*[^\W\d_]*(?:\s+[^\W\d_]+)?\)")

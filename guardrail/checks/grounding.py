@@ -389,28 +389,66 @@ _FAHRENHEIT = frozenset({"°f", "f", "fahrenheit", "degree"})
 
 
 def _close(x: float, y: float, written: str, hedged: bool = False) -> bool:
-    """``x`` as written says ``y``: to the precision written (3%), or within 10% after "about", "roughly"."""
+    """``x`` as written says ``y``: to the precision written (3%; rounding to the last digit written up to 10%: "15
+    pounds" for 15.4, not "2 hours" for 1.5), or within 10% after "about", "roughly"."""
     decimals = len(written.split(".", 1)[1].rstrip("%kKmMB")) if "." in written else 0
-    return abs(x - y) <= max((0.1 if hedged else 0.03) * abs(y), 0.5 * 10.0 ** -decimals)
+    if hedged:
+        return abs(x - y) <= max(0.1 * abs(y), 0.5 * 10.0 ** -decimals)
+    return abs(x - y) <= max(0.03 * abs(y), min(0.5 * 10.0 ** -decimals, 0.1 * abs(y)))
 
 
 def _converted(q: Quantity, known: Sequence[Quantity]) -> bool:
     """``q`` is a unit conversion of a quantity in ``known`` (either direction)."""
+    return _conversion_of(q, known) is not None
+
+
+def _conversion_of(q: Quantity, known: Sequence[Quantity]) -> Quantity | None:
+    """The quantity of ``known`` that ``q`` is a unit conversion of (either direction), or None."""
     if not q.unit:
-        return False
+        return None
     for k in known:
         if not k.unit:
             continue
         for a, b, factor in _CONVERSIONS:
             if k.unit in a and q.unit in b and _close(q.value, k.value * factor, q.written, q.hedged):
-                return True
+                return k
             if k.unit in b and q.unit in a and _close(q.value, k.value / factor, q.written, q.hedged):
-                return True
+                return k
         if k.unit in _CELSIUS and q.unit in _FAHRENHEIT and _close(q.value, k.value * 9 / 5 + 32, q.written):
-            return True
+            return k
         if k.unit in _FAHRENHEIT and q.unit in _CELSIUS and _close(q.value, (k.value - 32) * 5 / 9, q.written):
-            return True
+            return k
+    return None
+
+
+def _exact(q: Quantity, k: Quantity) -> bool:
+    """``q`` is ``k`` converted to within 2% (10% when hedged: "about 15 pounds" for "7 kg")."""
+    tolerance = 0.1 if q.hedged else 0.02
+    for a, b, factor in _CONVERSIONS:
+        for m in ((factor,) if k.unit in a and q.unit in b else ()) + ((1 / factor,) if k.unit in b and q.unit in a
+                                                                        else ()):
+            if k.value and abs(q.value - k.value * m) <= tolerance * abs(k.value * m):
+                return True
     return False
+
+
+def as_context_units(sentence: str, known: "KnownNumbers") -> str:
+    """``sentence`` with each quantity that is a unit conversion of one the contexts hold written as the contexts
+    write it ("kept for 3 months" -> "kept for 90 days", "two weeks" -> "14 days", "about 15 pounds" -> "about 7
+    kg"): the model does not convert units, and reads "Audit logs are kept for 3 months." against "Audit logs are
+    retained for 90 days." as contradicted (0.04). The number rule has checked the conversion; quantities the contexts
+    hold as written, or not at all, are left as they are."""
+    out = sentence
+    for q in quantities(sentence, ones=True):
+        if not q.unit or any(k.value == q.value and k.unit == q.unit for k in known.quantities):
+            continue
+        k = _conversion_of(q, known.quantities)
+        if k is None or k.unit == q.unit or not _exact(q, k):
+            continue  # "2 hours" may round "90 minutes" for the number rule; it is no rewrite of it
+        mine, theirs = q.phrase[q.phrase.find(q.written):], k.phrase[k.phrase.find(k.written):]
+        if mine and theirs and q.written in q.phrase and k.written in k.phrase and mine in out:
+            out = out.replace(mine, theirs, 1)
+    return out
 
 
 #: ordinal words, which hold the number an answer may write as "1st" or "3rd"
