@@ -184,3 +184,48 @@ def test_the_conversion_is_what_the_model_reads_and_the_answer_is_delivered_as_w
     assert f is not None
     s = f.sentences[0]
     assert s.hypothesis == "Audit logs are kept for 90 days." and s.text == "Audit logs are kept for 3 months."
+
+
+HOTEL = ["Check-in begins at 3 pm. Breakfast is included for guests who book directly. Flood damage is not covered. "
+         "Water damage from burst pipes is covered up to $2,500. Flights can be changed without a fee up to 24 hours "
+         "before departure."]
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    # courtesy around a faithful claim claims nothing ("I understand your frustration." was read as "Your frustration.")
+    ("Is flood damage covered?", "I understand your frustration. Unfortunately, flood damage is not covered."),
+    ("When is check-in?", "I'm sure you'll enjoy your stay! Check-in begins at 3 pm."),
+    ("Can I change my flight?", "We understand that plans change. Flights can be changed without a fee up to 24 hours "
+     "before departure."),
+    ("Can I change my flight?", "Do you know your booking reference? Flights can be changed without a fee up to 24 "
+     "hours before departure."),
+    ("When is check-in?", "Thanks for asking! Check-in begins at 3 pm. Have a great trip!"),
+    # a predicate with no subject after a courtesy or a yes is said of what the question asks about
+    ("Is breakfast included?", "Good news! Included for guests who book directly."),
+    ("Is water damage covered?", "Yes! Covered up to $2,500."),
+])
+def test_courtesy_claims_nothing(block_guard: Guard, question: str, answer: str) -> None:
+    assert both(block_guard, question, HOTEL, answer) == ("pass", "pass"), answer
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    # the courtesy does not carry a claim past the guard
+    ("Is flood damage covered?", "I understand your frustration. Flood damage is covered up to $2,500."),
+    ("When is check-in?", "Thanks for asking! Check-in begins at 5 pm."),
+    ("Is flood damage covered?", "Good news! Covered up to $2,500."),
+    ("Is flood damage covered?", "I understand that flood damage is covered."),
+    ("Is flood damage covered?", "Did you know flood damage is covered?"),
+])
+def test_courtesy_does_not_carry_a_hallucination(block_guard: Guard, question: str, answer: str) -> None:
+    assert both(block_guard, question, HOTEL, answer) == ("block", "block"), answer
+
+
+def test_the_courtesy_is_shown_unchecked_and_the_predicate_as_read() -> None:
+    from guardrail.checks.evaluator import Evaluator
+    from guardrail.scorers.nli import NLIScorer, default_nli_model
+
+    ev = Evaluator(nli=NLIScorer(default_nli_model()))
+    f = ev.evaluate("Is breakfast included?", HOTEL, "Good news! Included for guests who book directly.").faithfulness
+    assert f is not None
+    assert [s.checked for s in f.sentences] == [False, True]
+    assert f.sentences[1].hypothesis == "Breakfast is included for guests who book directly."

@@ -599,6 +599,19 @@ def predicate_claim(subject: str, predicate: str) -> str | None:
     return " ".join([subject, *verb, body]).replace(" ,", ",")
 
 
+def subjectless_predicate(sentence: str) -> bool:
+    """A statement that starts with its predicate and names no subject ("Covered up to $2,500.", "Returnable within
+    30 days.", "Cannot be returned."): an adjective, a participle or a negated auxiliary first; not a question."""
+    text = sentence.strip()
+    toks = tokenize(text)
+    if not toks or text.endswith("?") or claim_subject(text) is not None:
+        return False
+    first = toks[0].lower()
+    second = toks[1].lower() if len(toks) > 1 else ""
+    return first.endswith(("able", "ible")) or first in _PREDICATE_ADJECTIVES or (
+        len(first) > 4 and first.endswith("ed") and second not in DETERMINERS) or first in ("cannot", "can't")
+
+
 _LABEL_VALUE = re.compile(r"\s*(?:[-*+\u2022]\s+)?(?P<label>[^:\n]{1,60}?)\s*[:\u2014\u2013]\s+(?P<value>\S.*)", re.S)
 
 

@@ -52,6 +52,7 @@ from guardrail.checks.claims import (
     plain_negation,
     polarity,
     predicate_claim,
+    subjectless_predicate,
     pronoun_ellipsis,
     question_referents,
     reason_reply,
@@ -95,6 +96,7 @@ from guardrail.scorers.cache import LRUCache
 from guardrail.scorers.nli import NLIScorer
 from guardrail.text import (
     Span,
+    is_courtesy,
     content_stems,
     is_answer_fragment,
     is_claim,
@@ -464,6 +466,13 @@ class FaithfulnessCheck:
             if cfg.answer_claims:  # "Q: Can gift cards be returned?" / "A: No.": a question and its reply
                 text = _QA_LABEL.sub("", text, count=1)
             prior, previous = previous, text
+            if cfg.answer_claims and is_courtesy(text):
+                # "Thanks for asking!", "I understand your frustration.", "Have a great trip!": courtesy claims
+                # nothing, and nothing after it leans on it ("Good news! Covered up to $2,500." reads "Covered ..."
+                # as the sentence before the courtesy, or the question, would have it)
+                items.append(ResponseItem(span, text, text, False, False))
+                previous = prior
+                continue
             if cfg.answer_claims and prior and items and items[-1].text == prior and items[-1].check and \
                     polarity(text)[0] is not None and asks_yes_no(prior):
                 # "### Can gift cards be returned?" then "No, gift cards cannot be returned.": the question the answer
@@ -514,10 +523,16 @@ class FaithfulnessCheck:
                         items.append(ResponseItem(span, text, made_item, True, False, claim=True))
                         continue
             labelled = label_claim(text) if cfg.answer_claims else None
-            if labelled is None and cfg.answer_claims and prior and not prior.rstrip().endswith(":"):
+            if labelled is None and cfg.answer_claims and prior and not prior.rstrip().endswith(":") and \
+                    is_claim(prior) and polarity(prior)[0] is None:
                 # "Gift cards. Returnable within 30 days.": a predicate with no subject is said of the noun
                 # phrase before it (a label line, "Gift cards:", is read as a topic below)
                 labelled = predicate_claim(echoed_subject(prior) or prior, text)
+            elif labelled is None and cfg.answer_claims and asked and not (prior or "").rstrip().endswith(":") and \
+                    subjectless_predicate(text):
+                # "Yes! Covered up to $2,500." (or after a courtesy, or first) to "Is flood damage covered?": the
+                # predicate is said of what the question asks about, not of "Yes"
+                labelled = predicate_claim(asked[0], text)
             if labelled is not None and tok.count(labelled) <= hyp_budget:
                 # "Gift cards: returnable within 30 days." claims "Gift cards are returnable within 30 days."
                 items.append(ResponseItem(span, text, labelled, True, False, claim=True))
