@@ -411,8 +411,8 @@ _COURTESY = re.compile(
     r"(?:trip|flight|stay|day|weekend|evening|visit|journey|meal|holiday|vacation|time)"
     r"|(?:sorry|apologies|(?:i|we) apologi[sz]e|(?:my|our) apologies)(?: for (?:the|any) (?:inconvenience|confusion|"
     r"trouble|wait|delay|frustration))?"
-    r"|(?:do|did|would|could|can|have|are) you (?:have|know|remember|need|want|like|prefer|mind|happen to have)"
-    r" (?:your|the|a|an|any|how|what|which|when|where|whether|if) [^,;:]{0,40}"
+    r"|(?:do|did|would|could|can|have|are) you (?:have|know|remember|need|happen to have)"
+    r" (?:your|the|a|an|any|how|what|which|when|where|whether|if) (?!favou?rite)[^,;:]{0,40}"
     r")[\s!.?\u2026]*$")
 
 
