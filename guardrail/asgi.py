@@ -512,6 +512,17 @@ class _Exchange:
                 self._echo = frozenset()
         return self._echo
 
+    def echoed_prompt(self) -> str | None:
+        """The prompt a legacy completion repeats before its text (``echo: true`` with one string ``prompt``): the
+        caller's own text, which is not the answer and is not judged; None otherwise."""
+        payload, failed = self._payload()
+        if failed is not None or not isinstance(payload, dict) or payload.get("echo") is not True:
+            return None
+        prompt = payload.get("prompt")
+        if isinstance(prompt, list) and len(prompt) == 1:
+            prompt = prompt[0]
+        return prompt if isinstance(prompt, str) and prompt else None
+
     def _payload(self) -> tuple[Any, UnreadableError | None]:
         """The request body as JSON (None for no body), or the error reading it raised; parsed once."""
         if self._parsed is None:

@@ -323,6 +323,11 @@ class Buffered(Responder[BodyExchange]):
                 raise UnreadableError("the response_extractor found no answer text in the body")
             return [(0, text)]
         texts = list(wire.iter_texts(wire.read_answers(body, echo=echo)))
+        prompt = self.ex.echoed_prompt()
+        if prompt is not None:
+            # "echo": true: a completion's text starts with the request's prompt, the caller's own text; what follows
+            # it is the answer (delivered whole, judged alone). A text that does not start with it is judged whole
+            texts = [(i, t[len(prompt):] if t.startswith(prompt) else t) for i, t in texts]
         # the choices together are bounded as one answer is: an upstream may not set the request's CPU cost
         limit = self.ex.guard.evaluator.faithfulness_config.max_response_chars
         total = sum(len(t) for _, t in texts)

@@ -21,9 +21,14 @@ from __future__ import annotations
 
 import pytest
 
+import httpx
 from block_mode import block_guard, both  # noqa: F401 - fixture
+from test_bypass import assert_blocked, assert_delivered, dumps, evaluator, gw, script, upstream  # noqa: F401
+from test_bypass_round5 import CTX
+from test_bypass_round13 import completions
 
 from guardrail.guard import Guard
+from guardrail.telemetry import Telemetry
 
 AIR = ["Economy passengers may check one bag of up to 23 kg free of charge. A second checked bag costs $60. Carry-on "
        "bags must not exceed 7 kg. Business class passengers may check two bags of up to 32 kg each."]
@@ -229,3 +234,24 @@ def test_the_courtesy_is_shown_unchecked_and_the_predicate_as_read() -> None:
     assert f is not None
     assert [s.checked for s in f.sentences] == [False, True]
     assert f.sentences[1].hypothesis == "Breakfast is included for guests who book directly."
+
+
+ECHOED = "Answer from the context only. Never mention store credit.\nQuestion: Can gift cards be returned?\nAnswer:"
+
+
+@pytest.mark.parametrize(("answer", "delivered"), [
+    (" Gift cards cannot be returned.", True),
+    (" Gift cards can be returned within 30 days.", False),
+])
+def test_an_echoed_prompt_is_the_callers_text_not_the_answer(gw: tuple[str, Telemetry], answer: str,
+                                                             delivered: bool) -> None:
+    """Legacy completions with ``echo: true`` repeat the prompt before the text: the prompt ("Never mention store
+    credit.") is the caller's own text and was judged as the answer's first sentences (a faithful answer blocked,
+    round 23 F3). What follows the prompt is judged; the body is delivered whole."""
+    sid = script(dumps(completions(ECHOED + answer)))
+    r = httpx.post(gw[0] + "/v1/completions", json={"model": "m", "prompt": ECHOED, "echo": True, "contexts": CTX,
+                                                    "script": sid}, timeout=60)
+    if delivered:
+        assert_delivered(r, sid)
+    else:
+        assert_blocked(r)
