@@ -255,3 +255,20 @@ def test_an_echoed_prompt_is_the_callers_text_not_the_answer(gw: tuple[str, Tele
         assert_delivered(r, sid)
     else:
         assert_blocked(r)
+
+
+SALE = ["Items can be returned within 30 days of delivery for a full refund if unused. Sale items can only be exchanged "
+        "for store credit."]
+
+
+@pytest.mark.parametrize(("answer", "want"), [
+    # the contexts restrict sale items to an exchange: "can be returned" is something else done to them
+    ("Sale items can be returned within 30 days for a full refund.", "block"),
+    ("Sale items are refunded within 30 days.", "block"),
+    ("Sale items can be exchanged for store credit.", "pass"),
+    ("Sale items can only be exchanged for store credit.", "pass"),
+    ("Items can be returned within 30 days of delivery for a full refund if unused.", "pass"),
+])
+def test_a_subject_restricted_to_one_thing_is_not_said_to_allow_another(block_guard: Guard, answer: str,
+                                                                        want: str) -> None:
+    assert both(block_guard, "What is your return policy?", SALE, answer) == (want, want), answer

@@ -255,6 +255,23 @@ class EvidenceBasis:
         return out
 
     @functools.cached_property
+    def sentence_restrictions(self) -> list[tuple[frozenset[str], str]]:
+        """Each context sentence that restricts its subject to one thing done to it ("Sale items can only be exchanged
+        for store credit."): its subject (as :func:`subject_core` names it) and that verb (read once, when a claim
+        says its subject can be something)."""
+        out = []
+        for c, spans in enumerate(self.index.sentences):
+            for span in spans:
+                said = span.of(self.index.contexts[c])
+                m = _ONLY.search(said)
+                if m is None:
+                    continue
+                subject = frozenset(_as_named(claim_subject(said) or "", self.index.vocabulary))
+                if subject:
+                    out.append((subject, stem((m.group("verb") or m.group("verb2")).lower())))
+        return out
+
+    @functools.cached_property
     def sentence_subjects(self) -> list[list[frozenset[str]]]:
         """Per chunk, per sentence: its subject's words (read once, when a claim is a near copy of one)."""
         return sentence_subjects(self.index)
@@ -361,6 +378,31 @@ def answered_elsewhere(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
         if any(("$" if k.currency else k.unit) == unit and k.value != q.value for k in top):
             out.append(q.phrase or q.written)
     return tuple(out)
+
+
+#: a restriction to one thing done to the subject: "can only be exchanged", "are only refunded"
+_ONLY = re.compile(r"(?i)\b(?:can|may|will|could|must)\s+only\s+be\s+(?P<verb>[a-z]{3,}(?:ed|en))\b|"
+                   r"\b(?:is|are)\s+only\s+(?P<verb2>[a-z]{3,}(?:ed|en))\b")
+#: what a claim says can be done to its subject: "can be returned", "are refunded"
+_DONE_TO = re.compile(r"(?i)\b(?:can|may|will|could)\s+(?:also\s+)?be\s+(?P<verb>[a-z]{3,}(?:ed|en))\b|"
+                      r"\b(?:is|are)\s+(?:also\s+)?(?P<verb2>[a-z]{3,}(?:ed|en))\b")
+
+
+def restricted_otherwise(text: str, about: frozenset[str], basis: EvidenceBasis) -> tuple[str, ...]:
+    """The verb of a claim that the contexts restrict its subject from: a sentence about the subject says it "can
+    only be exchanged" and the claim says it can be returned ("Sale items can be returned within 30 days for a full
+    refund." beside "Sale items can only be exchanged for store credit.": the model entails it at 0.80 from the items
+    sentence, and the sale items' sentence contradicts it at 0.83, under the 0.95 bar for another subject; round 25
+    B8). Not for a claim that says "only" itself or is negative."""
+    if not about or polar_negative(text) or re.search(r"(?i)\bonly\b", text):
+        return ()
+    m = _DONE_TO.search(text)
+    if m is None:
+        return ()
+    verb = (m.group("verb") or m.group("verb2")).lower()
+    subject = frozenset(_as_named(claim_subject(text) or "", basis.index.vocabulary))
+    allowed = {v for sw, v in basis.sentence_restrictions if sw == about or subject and sw == subject}
+    return (verb,) if allowed and stem(verb) not in allowed else ()
 
 
 #: contrast words a claim may use beside the context's others without a near copy: "Items must be unused." says what
@@ -477,7 +519,8 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     if numbers:  # a number no passage holds: the sentence fails whatever the model reads
         score = min(score, basis.threshold * RULE_CAP * entailment)
     denial = denying_clause(text, about, basis.index) if about else None
-    swapped = swapped_words(text, basis.index, lambda: basis.sentence_subjects) or other_words(text, about, basis)
+    swapped = swapped_words(text, basis.index, lambda: basis.sentence_subjects) or other_words(
+        text, about, basis) or restricted_otherwise(text, about, basis)
     if not swapped and text != item.text:  # as written: "Fabrikam ... announced that it will acquire Northwind ..."
         swapped = swapped_words(item.text, basis.index, lambda: basis.sentence_subjects)
     if swapped:  # a near copy of a context sentence with a word of its own swapped in
