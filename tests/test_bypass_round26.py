@@ -27,6 +27,7 @@ from test_bypass import assert_blocked, assert_delivered, dumps, evaluator, gw, 
 from test_bypass_round5 import CTX
 from test_bypass_round13 import completions
 
+from guardrail.checks.evaluator import Evaluator
 from guardrail.guard import Guard
 from guardrail.telemetry import Telemetry
 
@@ -73,12 +74,8 @@ def test_a_short_answer_the_contexts_give_the_question_passes(block_guard: Guard
     assert both(block_guard, question, contexts, answer) == ("pass", "pass"), answer
 
 
-def test_the_evidence_names_the_value() -> None:
-    from guardrail.checks.evaluator import Evaluator
-    from guardrail.scorers.nli import NLIScorer, default_nli_model
-
-    ev = Evaluator(nli=NLIScorer(default_nli_model()))
-    result = ev.evaluate("What is the carry-on weight limit?", AIR, "23 kg.").faithfulness
+def test_the_evidence_names_the_value(evaluator: Evaluator) -> None:
+    result = evaluator.evaluate("What is the carry-on weight limit?", AIR, "23 kg.").faithfulness
     assert result is not None
     s = result.sentences[0]
     assert s.unsupported_numbers == ("23 kg",) and s.supported is False
@@ -149,12 +146,8 @@ def test_faithful_answers_near_those_shapes_pass(block_guard: Guard, question: s
     assert both(block_guard, question, contexts, answer) == ("pass", "pass"), answer
 
 
-def test_the_evidence_names_the_exchanged_words() -> None:
-    from guardrail.checks.evaluator import Evaluator
-    from guardrail.scorers.nli import NLIScorer, default_nli_model
-
-    ev = Evaluator(nli=NLIScorer(default_nli_model()))
-    result = ev.evaluate("What did Northwind announce?", NEWS,
+def test_the_evidence_names_the_exchanged_words(evaluator: Evaluator) -> None:
+    result = evaluator.evaluate("What did Northwind announce?", NEWS,
                          "Fabrikam Inc. announced that it will acquire Northwind Corp. for $2.1 billion in cash.")
     f = result.faithfulness
     assert f is not None and f.sentences[0].supported is False
@@ -180,12 +173,8 @@ def test_a_unit_conversion_is_read_as_the_contexts_write_it(block_guard: Guard, 
     assert both(block_guard, "How long is data kept?", LOGS, answer) == (want, want), answer
 
 
-def test_the_conversion_is_what_the_model_reads_and_the_answer_is_delivered_as_written() -> None:
-    from guardrail.checks.evaluator import Evaluator
-    from guardrail.scorers.nli import NLIScorer, default_nli_model
-
-    ev = Evaluator(nli=NLIScorer(default_nli_model()))
-    f = ev.evaluate("How long are logs kept?", LOGS, "Audit logs are kept for 3 months.").faithfulness
+def test_the_conversion_is_what_the_model_reads_and_the_answer_is_delivered_as_written(evaluator: Evaluator) -> None:
+    f = evaluator.evaluate("How long are logs kept?", LOGS, "Audit logs are kept for 3 months.").faithfulness
     assert f is not None
     s = f.sentences[0]
     assert s.hypothesis == "Audit logs are kept for 90 days." and s.text == "Audit logs are kept for 3 months."
@@ -225,12 +214,8 @@ def test_courtesy_does_not_carry_a_hallucination(block_guard: Guard, question: s
     assert both(block_guard, question, HOTEL, answer) == ("block", "block"), answer
 
 
-def test_the_courtesy_is_shown_unchecked_and_the_predicate_as_read() -> None:
-    from guardrail.checks.evaluator import Evaluator
-    from guardrail.scorers.nli import NLIScorer, default_nli_model
-
-    ev = Evaluator(nli=NLIScorer(default_nli_model()))
-    f = ev.evaluate("Is breakfast included?", HOTEL, "Good news! Included for guests who book directly.").faithfulness
+def test_the_courtesy_is_shown_unchecked_and_the_predicate_as_read(evaluator: Evaluator) -> None:
+    f = evaluator.evaluate("Is breakfast included?", HOTEL, "Good news! Included for guests who book directly.").faithfulness
     assert f is not None
     assert [s.checked for s in f.sentences] == [False, True]
     assert f.sentences[1].hypothesis == "Breakfast is included for guests who book directly."
