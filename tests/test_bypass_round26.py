@@ -41,8 +41,9 @@ RET = ["Items can be returned within 30 days of delivery for a full refund if un
 BANK = ["The Everyday Checking account has a $12 monthly fee. Overdraft fees are $35 per item, up to 3 per day. Wire "
         "transfers sent abroad cost $45; incoming wires are free."]
 
+#: question, contexts, hallucination, its faithful twin
 SPANS = [
-    # question, contexts, hallucinated span (the value of another fact), faithful twin
+    # a span that is the value of another fact
     ("What is the carry-on weight limit?", AIR, "23 kg.", "7 kg."),
     ("How much does the AeroBook 16 weigh?", SPEC, "1.2 kg.", "1.9 kg."),
     ("How much RAM does the AeroBook 16 have?", SPEC, "16 GB.", "32 GB."),
@@ -52,14 +53,7 @@ SPANS = [
 ]
 
 
-@pytest.mark.parametrize(("question", "contexts", "bad", "good"), SPANS)
-def test_a_short_answer_bound_to_another_fact_is_blocked(block_guard: Guard, question: str, contexts: list[str],
-                                                         bad: str, good: str) -> None:
-    assert both(block_guard, question, contexts, bad) == ("block", "block"), bad
-    assert both(block_guard, question, contexts, good) == ("pass", "pass"), good
-
-
-@pytest.mark.parametrize(("question", "contexts", "answer"), [
+SPANS_HELD = [
     # a question about no one fact: any value the contexts hold is an answer to it
     ("What is the baggage allowance?", AIR, "23 kg."),
     ("What is your return policy?", RET, "30 days."),
@@ -68,10 +62,7 @@ def test_a_short_answer_bound_to_another_fact_is_blocked(block_guard: Guard, que
     ("How much does the AeroBook 16 weigh?", SPEC, "About 1.9 kg."),
     # the value of the sentence that names the subject through a pronoun
     ("How thick is the AeroBook 14?", SPEC, "15.9 mm."),
-])
-def test_a_short_answer_the_contexts_give_the_question_passes(block_guard: Guard, question: str, contexts: list[str],
-                                                              answer: str) -> None:
-    assert both(block_guard, question, contexts, answer) == ("pass", "pass"), answer
+]
 
 
 def test_the_evidence_names_the_value(evaluator: Evaluator) -> None:
@@ -96,7 +87,7 @@ FLIGHTS = ["Flights can be changed without a fee up to 24 hours before departure
 LINE = ["The line will connect the downtown station to the airport, with six stops along the route."]
 
 
-@pytest.mark.parametrize(("question", "contexts", "bad", "good"), [
+NEAR_COPIES = [
     # two names or values exchanged
     ("What did Northwind announce?", NEWS,
      "Fabrikam Inc. announced that it will acquire Northwind Corp. for $2.1 billion in cash.",
@@ -121,14 +112,10 @@ LINE = ["The line will connect the downtown station to the airport, with six sto
      "The battery usually lasts 18 hours of video playback."),
     ("What is the baggage allowance?", BATTERY, "All passengers may check one bag of up to 23 kg free of charge.",
      "Economy passengers may check one bag of up to 23 kg free of charge."),
-])
-def test_a_near_copy_that_exchanges_moves_or_overstates_is_blocked(block_guard: Guard, question: str,
-                                                                   contexts: list[str], bad: str, good: str) -> None:
-    assert both(block_guard, question, contexts, bad) == ("block", "block"), bad
-    assert both(block_guard, question, contexts, good) == ("pass", "pass"), good
+]
 
 
-@pytest.mark.parametrize(("question", "contexts", "answer"), [
+NEAR_COPIES_HELD = [
     # "tickets" is another sentence's subject but no sibling of "flights"
     ("Are tickets refundable?", FLIGHTS, "Tickets can be changed without a fee up to 24 hours before departure."),
     # "will ... have" is no tense shift
@@ -140,10 +127,7 @@ def test_a_near_copy_that_exchanges_moves_or_overstates_is_blocked(block_guard: 
     ("Can I return used items?", RET, "No, items must be unused."),
     # a conversion in brackets that the contexts' number holds
     ("What are the specs?", SPEC, "It weighs 1.2 kg (2.6 lb)."),
-])
-def test_faithful_answers_near_those_shapes_pass(block_guard: Guard, question: str, contexts: list[str],
-                                                 answer: str) -> None:
-    assert both(block_guard, question, contexts, answer) == ("pass", "pass"), answer
+]
 
 
 def test_the_evidence_names_the_exchanged_words(evaluator: Evaluator) -> None:
@@ -158,7 +142,7 @@ LOGS = ["Audit logs are retained for 90 days. Backups are kept for 14 days. The 
         "changed free of charge up to 90 minutes before departure. Carry-on bags must not exceed 7 kg."]
 
 
-@pytest.mark.parametrize(("answer", "want"), [
+CONVERSIONS = [
     # a conversion of the contexts' quantity is read by the model as the contexts write it
     ("Audit logs are kept for 3 months.", "pass"),
     ("Backups are kept for two weeks.", "pass"),
@@ -168,9 +152,7 @@ LOGS = ["Audit logs are retained for 90 days. Backups are kept for 14 days. The 
     ("Flights can be changed free of charge up to 2 hours before departure.", "block"),
     ("Audit logs are kept for 4 months.", "block"),
     ("Backups are kept for three weeks.", "block"),
-])
-def test_a_unit_conversion_is_read_as_the_contexts_write_it(block_guard: Guard, answer: str, want: str) -> None:
-    assert both(block_guard, "How long is data kept?", LOGS, answer) == (want, want), answer
+]
 
 
 def test_the_conversion_is_what_the_model_reads_and_the_answer_is_delivered_as_written(evaluator: Evaluator) -> None:
@@ -185,7 +167,7 @@ HOTEL = ["Check-in begins at 3 pm. Breakfast is included for guests who book dir
          "before departure."]
 
 
-@pytest.mark.parametrize(("question", "answer"), [
+COURTESY = [
     # courtesy around a faithful claim claims nothing ("I understand your frustration." was read as "Your frustration.")
     ("Is flood damage covered?", "I understand your frustration. Unfortunately, flood damage is not covered."),
     ("When is check-in?", "I'm sure you'll enjoy your stay! Check-in begins at 3 pm."),
@@ -197,21 +179,17 @@ HOTEL = ["Check-in begins at 3 pm. Breakfast is included for guests who book dir
     # a predicate with no subject after a courtesy or a yes is said of what the question asks about
     ("Is breakfast included?", "Good news! Included for guests who book directly."),
     ("Is water damage covered?", "Yes! Covered up to $2,500."),
-])
-def test_courtesy_claims_nothing(block_guard: Guard, question: str, answer: str) -> None:
-    assert both(block_guard, question, HOTEL, answer) == ("pass", "pass"), answer
+]
 
 
-@pytest.mark.parametrize(("question", "answer"), [
+COURTESY_CARRYING = [
     # the courtesy does not carry a claim past the guard
     ("Is flood damage covered?", "I understand your frustration. Flood damage is covered up to $2,500."),
     ("When is check-in?", "Thanks for asking! Check-in begins at 5 pm."),
     ("Is flood damage covered?", "Good news! Covered up to $2,500."),
     ("Is flood damage covered?", "I understand that flood damage is covered."),
     ("Is flood damage covered?", "Did you know flood damage is covered?"),
-])
-def test_courtesy_does_not_carry_a_hallucination(block_guard: Guard, question: str, answer: str) -> None:
-    assert both(block_guard, question, HOTEL, answer) == ("block", "block"), answer
+]
 
 
 def test_the_courtesy_is_shown_unchecked_and_the_predicate_as_read(evaluator: Evaluator) -> None:
@@ -246,14 +224,34 @@ SALE = ["Items can be returned within 30 days of delivery for a full refund if u
         "for store credit."]
 
 
-@pytest.mark.parametrize(("answer", "want"), [
+RESTRICTED = [
     # the contexts restrict sale items to an exchange: "can be returned" is something else done to them
     ("Sale items can be returned within 30 days for a full refund.", "block"),
     ("Sale items are refunded within 30 days.", "block"),
     ("Sale items can be exchanged for store credit.", "pass"),
     ("Sale items can only be exchanged for store credit.", "pass"),
     ("Items can be returned within 30 days of delivery for a full refund if unused.", "pass"),
-])
-def test_a_subject_restricted_to_one_thing_is_not_said_to_allow_another(block_guard: Guard, answer: str,
-                                                                        want: str) -> None:
-    assert both(block_guard, "What is your return policy?", SALE, answer) == (want, want), answer
+]
+
+
+def _twins(rows: list[tuple[str, list[str], str, str]]) -> list[tuple[str, list[str], str, str]]:
+    return [(q, c, bad, "block") for q, c, bad, _ in rows] + [(q, c, good, "pass") for q, c, _, good in rows]
+
+
+def _all(rows: list[tuple[str, list[str], str]], want: str) -> list[tuple[str, list[str], str, str]]:
+    return [(q, c, a, want) for q, c, a in rows]
+
+
+#: every table above, as (question, contexts, answer, verdict)
+VERDICTS = (
+    _twins(SPANS) + _all(SPANS_HELD, "pass") + _twins(NEAR_COPIES) + _all(NEAR_COPIES_HELD, "pass")
+    + [("How long is data kept?", LOGS, a, want) for a, want in CONVERSIONS]
+    + [(q, HOTEL, a, "pass") for q, a in COURTESY] + [(q, HOTEL, a, "block") for q, a in COURTESY_CARRYING]
+    + [("What is your return policy?", SALE, a, want) for a, want in RESTRICTED]
+)
+
+
+@pytest.mark.parametrize(("question", "contexts", "answer", "want"), VERDICTS)
+def test_the_verdict_whole_and_streamed(block_guard: Guard, question: str, contexts: list[str], answer: str,
+                                        want: str) -> None:
+    assert both(block_guard, question, contexts, answer) == (want, want), answer

@@ -237,61 +237,46 @@ class EvidenceBasis:
         return KnownNumbers([*self.contexts, self.question])
 
     @functools.cached_property
+    def sentences_read(self) -> list[list[SentenceRead]]:
+        """Per chunk, per sentence: its text and subject (read once, when a rule needs them)."""
+        return read_sentences(self.index)
+
+    @functools.cached_property
     def sentence_claims(self) -> list[tuple[frozenset[str], frozenset[str]]]:
-        """Each context sentence's subject (as :func:`subject_core` names it) and the words it says of it (read once,
-        when a claim has a word that stands in contrast with another)."""
-        out = []
-        for c, spans in enumerate(self.index.sentences):
-            last: frozenset[str] = frozenset()
-            for span in spans:
-                said = span.of(self.index.contexts[c])
-                named = claim_subject(said) or ""
-                subject = frozenset(_as_named(named, self.index.vocabulary))
-                if not subject and _PRONOUN_SUBJECT.match(said):
-                    subject = last
-                last = subject or last
-                if subject:  # what it says of the subject: its words but the subject's ("Pro" is no tier it has)
-                    out.append((subject, frozenset(words(said)) - frozenset(words(named))))
-        return out
+        """Each context sentence's subject (as :func:`subject_core` names it) and the words it says of it (when a
+        claim has a word that stands in contrast with another)."""
+        # what it says of the subject: its words but the subject's ("Pro" is no tier it has)
+        return [(r.subject, frozenset(words(r.text)) - frozenset(words(r.named)))
+                for row in self.sentences_read for r in row if r.subject]
 
     @functools.cached_property
     def sentence_restrictions(self) -> list[tuple[frozenset[str], str]]:
         """Each context sentence that restricts its subject to one thing done to it ("Sale items can only be exchanged
-        for store credit."): its subject (as :func:`subject_core` names it) and that verb (read once, when a claim
-        says its subject can be something)."""
+        for store credit."): its subject (as :func:`subject_core` names it) and that verb (when a claim says its
+        subject can be something)."""
         out = []
-        for c, spans in enumerate(self.index.sentences):
-            for span in spans:
-                said = span.of(self.index.contexts[c])
-                m = _ONLY.search(said)
-                if m is None:
-                    continue
-                subject = frozenset(_as_named(claim_subject(said) or "", self.index.vocabulary))
-                if subject:
-                    out.append((subject, stem((m.group("verb") or m.group("verb2")).lower())))
+        for row in self.sentences_read:
+            for r in row:
+                m = _ONLY.search(r.text)
+                if m is not None and r.named:
+                    out.append((r.subject, stem((m.group("verb") or m.group("verb2")).lower())))
         return out
 
     @functools.cached_property
     def sentence_subjects(self) -> list[list[frozenset[str]]]:
-        """Per chunk, per sentence: its subject's words (read once, when a claim is a near copy of one)."""
-        return sentence_subjects(self.index)
+        """Per chunk, per sentence: its subject's words as written (when a claim is a near copy of one)."""
+        return [[r.subject_words for r in row] for row in self.sentences_read]
 
     @functools.cached_property
     def sentence_quantities(self) -> list[tuple[frozenset[str], frozenset[str], list[Quantity]]]:
-        """Each context sentence that states a quantity: its words, its subject's words and its quantities (read
-        once, when a claim has a number)."""
+        """Each context sentence that states a quantity: its words, its subject's words and its quantities (when a
+        claim has a number)."""
         out = []
-        for c, (spans, wss) in enumerate(zip(self.index.sentences, self.index.sentence_words)):
-            last: frozenset[str] = frozenset()  # the subject a pronoun in the next sentence points at
-            for span, ws in zip(spans, wss):
-                said = span.of(self.index.contexts[c])
-                subject = frozenset(_as_named(claim_subject(said) or "", self.index.vocabulary))
-                if not subject and _PRONOUN_SUBJECT.match(said):
-                    subject = last  # "The AeroBook 14 has ... It weighs 1.2 kg.": the 14's weight
-                last = subject or last
-                qs = quantities(said, ones=True)
+        for row, wss in zip(self.sentences_read, self.index.sentence_words):
+            for r, ws in zip(row, wss):
+                qs = quantities(r.text, ones=True)
                 if qs:
-                    out.append((ws, subject, qs))
+                    out.append((ws, r.subject, qs))
         return out
 
     @functools.cached_property
@@ -317,7 +302,7 @@ _HAS_NUMBER = re.compile(r"(?i)\d|\b(?:twenty|thirty|forty|fifty|sixty|seventy|e
                          r"billion)\b")
 
 
-def other_values(text: str, about: frozenset[str], basis: EvidenceBasis) -> tuple[str, ...]:
+def other_values(text: str, about: frozenset[str], basis: EvidenceBasis, named: str | None = None) -> tuple[str, ...]:
     """Quantities a claim gives its subject (``about``) that the sentences whose subject it is give otherwise: one of
     them states the same unit with another value, and none states the claim's ("Carry-on bags must not exceed 23
     kg." where the carry-on sentence says 7 kg and 23 kg is the checked bag's; "The AeroBook 16 weighs 1.2 kg." where
@@ -330,7 +315,8 @@ def other_values(text: str, about: frozenset[str], basis: EvidenceBasis) -> tupl
         return ()
     # the sentences whose subject is the claim's, no more specific ("A defective item can be exchanged within 60
     # days." says nothing of items in general)
-    subject = frozenset(_as_named(claim_subject(text) or "", basis.index.vocabulary))  # not its other names ("RAM")
+    named = claim_subject(text) if named is None else named
+    subject = frozenset(_as_named(named or "", basis.index.vocabulary))  # not its other names ("RAM")
     own = [qs for ws, sw, qs in basis.sentence_quantities if sw == about or subject and sw == subject]
     if not own:
         return ()
@@ -388,7 +374,8 @@ _DONE_TO = re.compile(r"(?i)\b(?:can|may|will|could)\s+(?:also\s+)?be\s+(?P<verb
                       r"\b(?:is|are)\s+(?:also\s+)?(?P<verb2>[a-z]{3,}(?:ed|en))\b")
 
 
-def restricted_otherwise(text: str, about: frozenset[str], basis: EvidenceBasis) -> tuple[str, ...]:
+def restricted_otherwise(text: str, about: frozenset[str], basis: EvidenceBasis,
+                         named: str | None = None) -> tuple[str, ...]:
     """The verb of a claim that the contexts restrict its subject from: a sentence about the subject says it "can
     only be exchanged" and the claim says it can be returned ("Sale items can be returned within 30 days for a full
     refund." beside "Sale items can only be exchanged for store credit.": the model entails it at 0.80 from the items
@@ -400,7 +387,8 @@ def restricted_otherwise(text: str, about: frozenset[str], basis: EvidenceBasis)
     if m is None:
         return ()
     verb = (m.group("verb") or m.group("verb2")).lower()
-    subject = frozenset(_as_named(claim_subject(text) or "", basis.index.vocabulary))
+    named = claim_subject(text) if named is None else named
+    subject = frozenset(_as_named(named or "", basis.index.vocabulary))
     allowed = {v for sw, v in basis.sentence_restrictions if sw == about or subject and sw == subject}
     return (verb,) if allowed and stem(verb) not in allowed else ()
 
@@ -411,7 +399,7 @@ _LOOSE = frozenset("may can might could must shall usually typically generally o
                    "occasionally always invariably some several many most certain all every each".split())
 
 
-def other_words(text: str, about: frozenset[str], basis: EvidenceBasis) -> tuple[str, ...]:
+def other_words(text: str, about: frozenset[str], basis: EvidenceBasis, named: str | None = None) -> tuple[str, ...]:
     """Words of a claim that the sentences whose subject is the claim's say otherwise: one of them holds a word in
     contrast (:data:`CONTRASTS`) and none holds the claim's ("The AeroBook 16 has an OLED display." where the 16's
     sentence says LCD and OLED is the 14's; "Economy passengers must check one bag" where theirs says "may"). The
@@ -419,7 +407,7 @@ def other_words(text: str, about: frozenset[str], basis: EvidenceBasis) -> tuple
     sibling's sentence."""
     if not about or polar_negative(text):
         return ()
-    named = claim_subject(text) or ""
+    named = (claim_subject(text) if named is None else named) or ""
     own_words = frozenset(words(named))  # what the claim says of its subject ("standard" in "Standard shipping" is not)
     said = [w for w in words(text) if w in _CONTRAST and w not in _LOOSE and w not in own_words]
     if not said:
@@ -471,9 +459,10 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         return SentenceEvidence(number, item.text, item.span.start, item.span.end, item.hypothesis,
                                 None, None, None, None, None, None, None, None, terms, 0, None)
     about = subject_core(text, claim_words(text), basis.index) if about is None else about
+    subject = claim_subject(text)  # as written (the rules below compare it with the contexts' subjects)
     numbers = basis.numbers.unsupported(text) if _HAS_NUMBER.search(text) else ()
     if not numbers and _HAS_NUMBER.search(text):
-        numbers = other_values(text, about, basis)
+        numbers = other_values(text, about, basis, subject)
     if not numbers and item.answers and _HAS_NUMBER.search(text):
         numbers = answered_elsewhere(text, basis)
     terms = tuple(dict.fromkeys([*terms, *(n for n in numbers if n.replace(",", "").lstrip("$€£").rstrip("%")
@@ -495,7 +484,6 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     single = _first_single(refs, basis.index) if basis.reads_singles else None
     if single is not None and not np.isnan(con[single]):  # shown, not capped on: measured, CLIFF 0.780 -> 0.676 (v3.4)
         top_ent, top_con = float(ent[single]), float(con[single])
-    subject = claim_subject(text)
     conflict, against = _subject_conflict(about, premise, refs, con)
     bar = basis.subject_conflict  # how sure a denial of the subject must be to cap the sentence
     if against is not None and bar is not None and _says_opposite(against, basis.index, about, negative(text)):
@@ -520,7 +508,7 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         score = min(score, basis.threshold * RULE_CAP * entailment)
     denial = denying_clause(text, about, basis.index) if about else None
     swapped = swapped_words(text, basis.index, lambda: basis.sentence_subjects) or other_words(
-        text, about, basis) or restricted_otherwise(text, about, basis)
+        text, about, basis, subject) or restricted_otherwise(text, about, basis, subject)
     if not swapped and text != item.text:  # as written: "Fabrikam ... announced that it will acquire Northwind ..."
         swapped = swapped_words(item.text, basis.index, lambda: basis.sentence_subjects)
     if swapped:  # a near copy of a context sentence with a word of its own swapped in
@@ -723,19 +711,33 @@ def _contrasted(replaced: list[str], put: list[str]) -> list[str]:
     return out
 
 
-def sentence_subjects(index: ContextIndex) -> list[list[frozenset[str]]]:
-    """Per chunk, per sentence: the words of its subject (a pronoun's: the subject named before it)."""
-    out: list[list[frozenset[str]]] = []
+@dataclass(frozen=True, slots=True)
+class SentenceRead:
+    """A context sentence as the rules read it: its text, its subject as written (``named``), and that subject's
+    stems as the contexts name it (``subject``, :func:`_as_named`) and its words (``subject_words``). A sentence whose
+    subject is a pronoun has the subject named before it ("The AeroBook 14 has ... It weighs 1.2 kg.": the 14's)."""
+
+    text: str
+    named: str
+    subject: frozenset[str]
+    subject_words: frozenset[str]
+
+
+def read_sentences(index: ContextIndex) -> list[list[SentenceRead]]:
+    """Per chunk, per sentence: :class:`SentenceRead`."""
+    out: list[list[SentenceRead]] = []
     for c, spans in enumerate(index.sentences):
-        row: list[frozenset[str]] = []
-        last: frozenset[str] = frozenset()
+        row: list[SentenceRead] = []
+        last: SentenceRead | None = None
         for span in spans:
             said = span.of(index.contexts[c])
-            subject = frozenset(words(claim_subject(said) or ""))
-            if not subject and _PRONOUN_SUBJECT.match(said):
-                subject = last
-            last = subject or last
-            row.append(subject)
+            named = claim_subject(said) or ""
+            read = SentenceRead(said, named, frozenset(_as_named(named, index.vocabulary)), frozenset(words(named)))
+            if not read.subject and last is not None and _PRONOUN_SUBJECT.match(said):
+                read = dataclasses.replace(read, subject=last.subject, subject_words=last.subject_words)
+            if read.subject:
+                last = read
+            row.append(read)
         out.append(row)
     return out
 
@@ -827,7 +829,8 @@ def swapped_words(text: str, index: ContextIndex,
                                       for tag, i1, i2, j1, j2 in changed):
                 continue
             if subjects is None:
-                subjects = subjects_of() if subjects_of is not None else sentence_subjects(index)
+                subjects = subjects_of() if subjects_of is not None else [
+                    [r.subject_words for r in row] for row in read_sentences(index)]
             own = subjects[c][k]
             others = [sw for cc, ss in enumerate(subjects) for kk, sw in enumerate(ss) if (cc, kk) != (c, k) and sw]
             contrast = [w for tag, i1, i2, j1, j2 in changed if tag == "replace"
