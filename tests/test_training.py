@@ -284,3 +284,43 @@ def test_recombinations_join_one_sentence_subject_to_another_predicate() -> None
     assert recombined <= {"The battery has a two-year warranty.", "The laptop is covered for one year.",
                           "Our main office opened in Lisbon in 2021.", "The support center is in Berlin."}
     assert recombined  # something was made, and never from "It ..." (pronoun) or the laptop / laptop battery pair
+
+
+def test_meaning_shifts_change_one_word_the_premise_does_not_allow() -> None:
+    from guardrail.training.data import Pair
+    from guardrail.training.synthetic import meaning_shifts
+
+    premises = [
+        "Refunds may take up to 10 days. The store is closed on Sundays.",
+        "Northwind will acquire Fabrikam next year. Fabrikam is based in Oslo.",
+        "Most laptops ship with chargers. The AeroBook 14 is lighter than the AeroBook 16.",
+        "Take 1 or 2 tablets every 6 hours. Do not exceed 8 tablets a day.",
+        "Gift cards can be returned within 30 days. The warehouse is located in Ohio.",
+    ]
+    pool = [Pair(p, p.split(". ")[0] + ".", 0, False, "d", str(i)) for i, p in enumerate(premises * 60)]
+    made = meaning_shifts(pool, 400, seed=3)
+    by_kind: dict[str, list[Pair]] = {}
+    for p in made:
+        by_kind.setdefault(p.dataset, []).append(p)
+    shifted = {p.hypothesis for kind in ("shift_strengthen", "shift_done", "shift_comparative")
+               for p in by_kind.get(kind, [])}
+    # the shifts the attack rounds used, each made from the premise's own sentence
+    assert "Refunds must take up to 10 days." in shifted or "Refunds will always take up to 10 days." in shifted
+    assert "Refunds may take exactly 10 days." in shifted or "Refunds may take at least 10 days." in shifted
+    assert "Northwind has acquired Fabrikam next year." in shifted
+    assert "The AeroBook 16 is lighter than the AeroBook 14." in shifted
+    assert "Take 2 tablets every 6 hours." in shifted and "All laptops ship with chargers." in shifted
+    # a negated sentence is never strengthened ("Do not exceed 8" -> "must not exceed" would be a different claim)
+    assert not any("exceed" in h for h in shifted)
+    for p in made:
+        assert p.hypothesis.lower() not in p.premise.lower() or p.label == 0, p
+        if p.dataset.startswith("shift_") and not p.dataset.startswith(("shift_keep", "shift_polar")):
+            assert (p.label, p.two_way) == (1, True)  # not entailed; contradiction is not claimed
+    # a window holding both polarities of one predicate: each subject with the other's polarity is contradicted
+    polar = [p for p in made if p.dataset == "shift_polar_other"]
+    assert polar and all(p.label == 2 and p.hypothesis not in p.premise for p in polar)
+    assert all(p.label == 0 and p.hypothesis in p.premise for p in made if p.dataset.startswith("shift_polar_copy"))
+    causes = by_kind.get("shift_cause", [])
+    assert causes and all(" because " in p.hypothesis or " since " in p.hypothesis or "which is why" in p.hypothesis
+                          or "as a result" in p.hypothesis for p in causes)
+    assert {p.label for p in by_kind["shift_keep"]} == {0}

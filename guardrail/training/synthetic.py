@@ -447,3 +447,144 @@ def recombinations(pairs: Sequence[Pair], n: int, *, seed: int = 13, span: int =
             out.append(Pair(premise, hypothesis, 1, True, "recombine", f"recombine:{i}:{k1}:{k2}"))
             swapped += 1
     return out[:n]
+
+
+# --- meaning shifts inside near copies ------------------------------------------------------------------------------
+
+#: a weaker word -> a stronger one that the weaker does not entail ("may" -> "must", "usually" -> "always")
+_STRENGTHEN = [
+    (re.compile(r"\b(may|might|can|could)\b(?! not\b)"), ["must", "will always"]),
+    (re.compile(r"\b(usually|often|typically|generally|sometimes|frequently|mostly|normally|commonly)\b"),
+     ["always"]),
+    (re.compile(r"(?<!as )\b(some|many|several)\b(?= [a-z]+s\b)"), ["all"]),
+    (re.compile(r"^(Some|Many|Most|Several)\b(?= [a-z]+s\b)"), ["All"]),
+    (re.compile(r"\bup to\b(?= \d)"), ["exactly", "at least"]),
+    (re.compile(r"\b(about|around|approximately|nearly|almost)\b(?= \d)"), ["more than", "exactly"]),
+    (re.compile(r"\b\d+ or (?=\d)"), [""]),  # "1 or 2 tablets" -> "2 tablets"
+    (re.compile(r"\b(partly|partially)\b"), ["fully"]),
+]
+#: a future or planned event told as done ("will acquire" -> "has acquired")
+_DONE = {
+    "acquire": "acquired", "open": "opened", "launch": "launched", "release": "released", "become": "become",
+    "start": "started", "close": "closed", "join": "joined", "take": "taken", "make": "made", "build": "built",
+    "begin": "begun", "end": "ended", "move": "moved", "offer": "offered", "expand": "expanded", "merge": "merged",
+    "replace": "replaced", "increase": "increased", "reduce": "reduced", "introduce": "introduced", "add": "added",
+    "receive": "received", "complete": "completed", "announce": "announced", "sign": "signed", "win": "won",
+    "lose": "lost", "sell": "sold", "buy": "bought", "host": "hosted", "publish": "published", "hire": "hired",
+    "return": "returned", "leave": "left", "retire": "retired", "change": "changed", "raise": "raised",
+}
+_FUTURE = re.compile(r"\b(will|plans to|is expected to|are expected to|is scheduled to|are scheduled to|intends to|"
+                     r"is set to|are set to|is going to|are going to|hopes to|aims to)\s+(" + "|".join(_DONE) + r")\b")
+_FUTURE_BE = re.compile(r"\bwill be\b")
+_COMPARATIVE = re.compile(r"^(?P<a>[A-Z][^,;]{1,60}?) (?P<v>is|are|was|were) (?P<c>(?:\w+er|more \w+|less \w+)) than "
+                          r"(?P<b>[^,;]{1,60}?)(?P<end>[.!]?)$")
+_CAUSAL = ["because", "since", "as a result of the fact that", "which is why"]
+
+
+_NEGATION = re.compile(r"\b(not|no|never|none|nothing|neither|nor|without|cannot|unless|if|whether)\b|n't\b", re.IGNORECASE)
+
+
+def _shift(sentence: str, rng: random.Random) -> tuple[str, str] | None:
+    """One meaning shift of ``sentence`` (kind, shifted sentence), or None when none applies."""
+    kinds = []
+    if any(p.search(sentence) for p, _ in _STRENGTHEN) and not _NEGATION.search(sentence):  # a negation reverses it
+        kinds.append("strengthen")
+    if _FUTURE.search(sentence) or _FUTURE_BE.search(sentence):
+        kinds.append("done")
+    if _COMPARATIVE.match(sentence):
+        kinds.append("comparative")
+    if not kinds:
+        return None
+    kind = rng.choice(kinds)
+    if kind == "strengthen":
+        pattern, words = rng.choice([(p, w) for p, w in _STRENGTHEN if p.search(sentence)])
+        m = rng.choice(list(pattern.finditer(sentence)))
+        return kind, sentence[: m.start()] + rng.choice(words) + sentence[m.end():]
+    if kind == "done":
+        m = _FUTURE.search(sentence)
+        if m is not None:
+            aux = "have" if m.group(1).startswith("are") else "has"
+            return kind, sentence[: m.start()] + f"{aux} {_DONE[m.group(2)]}" + sentence[m.end():]
+        return kind, _FUTURE_BE.sub(rng.choice(["has been", "was"]), sentence, count=1)
+    m = _COMPARATIVE.match(sentence)
+    assert m is not None
+    b = m.group("b")
+    return kind, f"{b[0].upper()}{b[1:]} {m.group('v')} {m.group('c')} than {_lower_first(m.group('a'))}{m.group('end')}"
+
+
+def meaning_shifts(pairs: Sequence[Pair], n: int, *, seed: int = 13) -> list[Pair]:
+    """Up to ``n`` pairs whose hypothesis is a near copy of a supported sentence with its meaning shifted by one
+    word or clause that overlap cannot see, the shapes v3.4 entails (attack rounds 22-25):
+
+    - a hedge, modal or quantifier strengthened ("may" -> "must", "usually" -> "always", "some" -> "all", "up to 5"
+      -> "exactly 5", "1 or 2" -> "1 and 2"): not entailed (2-way);
+    - a planned event told as done ("will acquire" -> "has acquired", "will be" -> "has been"): not entailed;
+    - a comparison turned round ("A is lighter than B" -> "B is lighter than A"): not entailed;
+    - a cause added that the premise does not state (", because <another sentence of the premise>"): not entailed;
+    - two subjects of one premise, one allowed and one denied ("X can be returned. Y cannot be returned."): each
+      subject with the other's polarity is contradicted, each sentence copied is entailed (a window that holds both
+      polarities must not lend one subject the other's);
+    - and, for one in three, the source sentence unchanged (entailed), so that a near copy is no cue either way.
+    """
+    rng = random.Random(seed)
+    entailed = [p for p in pairs if p.label == 0 and 4 <= len(p.hypothesis.split()) <= 60
+                and not p.hypothesis.startswith("Q: ")]
+    if not entailed:
+        return []
+    subjects = sorted({sp[0] for p in rng.sample(entailed, min(len(entailed), 8000))
+                       for x in split_sentences(p.premise) if (sp := _subject_predicate(x.of(p.premise))) is not None})
+    out: list[Pair] = []
+    changed = attempts = 0
+    while len(out) < n and attempts < n * 20:
+        attempts += 1
+        src = rng.choice(entailed)
+        sentences = [s.of(src.premise) for s in split_sentences(src.premise)]
+        sentences = [s for s in sentences if 5 <= len(s.split()) <= 40]
+        hyp = src.hypothesis if rng.random() < 0.5 or not sentences else rng.choice(sentences)
+        tag = f"{src.dataset}:{src.id}:{len(out)}"
+        if len(out) - changed < changed / 2:  # one unchanged for every two shifted
+            out.append(Pair(src.premise, hyp, 0, True, "shift_keep", tag))
+            continue
+        kind = rng.choice(["shift", "shift", "shift", "cause", "polar"])
+        if kind == "shift":
+            shifted = _shift(hyp, rng)
+            if shifted is None or shifted[1] == hyp or shifted[1].lower() in src.premise.lower():
+                continue
+            out.append(Pair(src.premise, shifted[1], 1, True, f"shift_{shifted[0]}", tag))
+        elif kind == "cause":
+            # a reason from the premise that is about something else than the claim (the sentence that supports the
+            # claim would make a cause the premise arguably gives)
+            others = [s for s in sentences if len(s.split()) <= 20 and s[0].isupper() and not _content(s) & _content(hyp)
+                      and s.endswith(".")]
+            if not others or not hyp.endswith(".") or len(hyp.split()) > 25:
+                continue
+            reason = _lower_first(rng.choice(others)).rstrip(".!?")
+            out.append(Pair(src.premise, f"{hyp[:-1]} {rng.choice(_CAUSAL)} {reason}.", 1, True, "shift_cause", tag))
+        else:
+            parts = [(s, sp) for s in sentences if (sp := _subject_predicate(s)) is not None and negate(s)]
+            if not parts or not subjects:
+                continue
+            sentence, (subject, predicate) = rng.choice(parts)
+            other = rng.choice(subjects)
+            if _content(other) & _content(subject):
+                continue
+            denied = negate(f"{other} {predicate}")
+            if denied is None:
+                continue
+            window = [sentence, denied]
+            rng.shuffle(window)
+            premise = " ".join(window)
+            hyp_kind = rng.choice(["other", "flip", "copy", "copy_denied"])
+            if hyp_kind == "other":
+                pair = (f"{other} {predicate}", 2)
+            elif hyp_kind == "flip":
+                pair = (negate(sentence) or "", 2)
+            elif hyp_kind == "copy":
+                pair = (sentence, 0)
+            else:
+                pair = (denied, 0)
+            if not pair[0]:
+                continue
+            out.append(Pair(premise, pair[0], pair[1], False, f"shift_polar_{hyp_kind}", tag))
+        changed += 1
+    return out

@@ -76,6 +76,9 @@ class TrainConfig:
     multi_fact_claims: int = 0
     #: hypotheses joining one premise sentence's subject to another's predicate (guardrail.training.synthetic.recombinations)
     recombinations: int = 0
+    #: near copies with a modal, quantifier, tense or comparison shifted, a cause added, and windows holding both
+    #: polarities of one predicate (guardrail.training.synthetic.meaning_shifts)
+    meaning_shifts: int = 0
     #: BoolQ questions also read as the statements their yes/no answers make (guardrail.checks.claims)
     boolq_statements: bool = False
     #: bf16 autocast around forward and loss (fp32 master weights); "auto" = on where the CPU has bf16 units
@@ -390,8 +393,13 @@ def build_training_mix(cfg: TrainConfig) -> Mix:
 
         base = [p for p in mix.train if not p.dataset.startswith(("hard_", "negctx_", "ctxswap", "multifact"))]
         mix.train.extend(recombinations(base, cfg.recombinations, seed=cfg.seed + 4))
+    if cfg.meaning_shifts:
+        from guardrail.training.synthetic import meaning_shifts
+
+        base = [p for p in mix.train if not p.dataset.startswith(("hard_", "negctx_", "ctxswap", "multifact", "recombine"))]
+        mix.train.extend(meaning_shifts(base, cfg.meaning_shifts, seed=cfg.seed + 5))
     if (cfg.corpus or cfg.hard_negatives or cfg.negation_contexts or cfg.context_swaps or cfg.multi_fact_claims
-            or cfg.recombinations):
+            or cfg.recombinations or cfg.meaning_shifts):
         random.Random(cfg.seed).shuffle(mix.train)
     return mix
 
