@@ -498,18 +498,18 @@ def _shift(sentence: str, rng: random.Random) -> tuple[str, str] | None:
     kind = rng.choice(kinds)
     if kind == "strengthen":
         pattern, words = rng.choice([(p, w) for p, w in _STRENGTHEN if p.search(sentence)])
-        m = rng.choice(list(pattern.finditer(sentence)))
-        return kind, sentence[: m.start()] + rng.choice(words) + sentence[m.end():]
+        at = rng.choice(list(pattern.finditer(sentence)))
+        return kind, sentence[: at.start()] + rng.choice(words) + sentence[at.end():]
     if kind == "done":
-        m = _FUTURE.search(sentence)
-        if m is not None:
-            aux = "have" if m.group(1).startswith("are") else "has"
-            return kind, sentence[: m.start()] + f"{aux} {_DONE[m.group(2)]}" + sentence[m.end():]
+        future = _FUTURE.search(sentence)
+        if future is not None:
+            aux = "have" if future.group(1).startswith("are") else "has"
+            return kind, sentence[: future.start()] + f"{aux} {_DONE[future.group(2)]}" + sentence[future.end():]
         return kind, _FUTURE_BE.sub(rng.choice(["has been", "was"]), sentence, count=1)
-    m = _COMPARATIVE.match(sentence)
-    assert m is not None
-    b = m.group("b")
-    return kind, f"{b[0].upper()}{b[1:]} {m.group('v')} {m.group('c')} than {_lower_first(m.group('a'))}{m.group('end')}"
+    comparison = _COMPARATIVE.match(sentence)
+    assert comparison is not None
+    a, b, end = comparison.group("a"), comparison.group("b"), comparison.group("end")
+    return kind, f"{b[0].upper()}{b[1:]} {comparison.group('v')} {comparison.group('c')} than {_lower_first(a)}{end}"
 
 
 def meaning_shifts(pairs: Sequence[Pair], n: int, *, seed: int = 13) -> list[Pair]:
