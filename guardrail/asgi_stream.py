@@ -268,7 +268,9 @@ class StreamResponder(Responder[Exchange]):
             self.gate = ReleaseGate(lambda: ex.guard.stream("", []), adapter, ex.started)
             self.gate.abort(exc)
             return self.gate
-        self.gate = ReleaseGate(lambda: ex.guard.stream(question, contexts), adapter, ex.started)
+        # "echo": true: each choice repeats the caller's prompt first; the answer is what follows it (as in a JSON body)
+        echo = ex.echoed_prompt() or ""
+        self.gate = ReleaseGate(lambda: ex.guard.stream(question, contexts, echo=echo), adapter, ex.started)
         return self.gate
 
     async def _start(self, message: Message) -> None:

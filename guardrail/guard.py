@@ -204,11 +204,12 @@ class Guard:
         verdict = decide(self.policy, evaluation, response, Timings(time.perf_counter() - start, time_to_first_token, generation))
         return self._tap(question, contexts, self._finish(verdict))
 
-    def stream(self, question: str, contexts: Sequence[str]) -> StreamGuard:
-        """A sentence-by-sentence checker for a streamed answer (hold-back in block/fallback mode)."""
+    def stream(self, question: str, contexts: Sequence[str], *, echo: str = "") -> StreamGuard:
+        """A sentence-by-sentence checker for a streamed answer (hold-back in block/fallback mode); ``echo``: the
+        caller's own prompt, which the answer repeats before its text (a legacy completion with ``echo: true``)."""
         from guardrail.stream.check import StreamGuard
 
-        return StreamGuard(self, question, contexts)
+        return StreamGuard(self, question, contexts, echo=echo)
 
     # ----------------------------------------------------------------- for stream checkers
     def score(self, fn: Callable[..., T], *args: Any, admitted: bool = False) -> T:

@@ -19,11 +19,13 @@ is the question's although another sentence shares words with it."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import httpx
 from block_mode import block_guard, both  # noqa: F401 - fixture
-from test_bypass import assert_blocked, assert_delivered, dumps, evaluator, gw, script, upstream  # noqa: F401
+from test_bypass import assert_blocked, assert_delivered, dumps, evaluator, gw, script, sse, upstream  # noqa: F401
 from test_bypass_round5 import CTX
 from test_bypass_round13 import completions
 
@@ -218,6 +220,40 @@ def test_an_echoed_prompt_is_the_callers_text_not_the_answer(gw: tuple[str, Tele
         assert_delivered(r, sid)
     else:
         assert_blocked(r)
+
+
+def _completion_pieces(text: str) -> list[dict[str, object]]:
+    words = text.split(" ")
+    pieces = [w if i == 0 else " " + w for i, w in enumerate(words)]
+    return [{"id": "c", "object": "text_completion", "choices": [{"index": 0, "text": p, "finish_reason": None}]}
+            for p in pieces] + [{"id": "c", "object": "text_completion",
+                                 "choices": [{"index": 0, "text": "", "finish_reason": "stop"}]}]
+
+
+@pytest.mark.parametrize(("text", "delivered"), [
+    (ECHOED + " Gift cards cannot be returned. Items can be returned within 30 days of delivery.", True),
+    (ECHOED + " Gift cards can be returned within 30 days.", False),
+    (ECHOED + " Gift cards cannot be returned. Gift cards can be exchanged for cash.", False),
+    # a text that departs from the prompt before its end is the answer, judged whole: its first sentence is the
+    # prompt's instruction, which no context supports
+    ("Answer from the context only. Gift cards can be returned within 30 days.", False),
+])
+def test_a_streamed_echo_releases_the_prompt_and_judges_what_follows(gw: tuple[str, Telemetry], text: str,
+                                                                     delivered: bool) -> None:
+    """The streamed form of the echo above: the prompt arrives in pieces, goes out once it is all there (the caller's
+    own text), and the answer after it is judged sentence by sentence; the faithful stream is delivered byte for
+    byte."""
+    sid = script(sse(*_completion_pieces(text)), ctype="text/event-stream")
+    r = httpx.post(gw[0] + "/v1/completions", json={"model": "m", "prompt": ECHOED, "echo": True, "contexts": CTX,
+                                                    "stream": True, "script": sid}, timeout=60)
+    if delivered:
+        assert_delivered(r, sid)
+    else:
+        assert_blocked(r)
+        events = [json.loads(e[6:]) for e in r.text.split("\n\n") if e.startswith("data: {")]
+        shown = "".join(c.get("text", "") for e in events for c in e.get("choices", []))
+        assert "returned within 30 days" not in shown and "cash" not in shown, shown
+        assert shown.startswith(ECHOED) == text.startswith(ECHOED)  # the prompt went out, as the caller's text
 
 
 SALE = ["Items can be returned within 30 days of delivery for a full refund if unused. Sale items can only be exchanged "

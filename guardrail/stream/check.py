@@ -119,7 +119,7 @@ class StreamGuard:
     """
 
     def __init__(self, guard: StreamChecker, question: str, contexts: Sequence[str], *,
-                 max_sentence_chars: int = 2000) -> None:
+                 max_sentence_chars: int = 2000, echo: str = "") -> None:
         self.guard = guard
         self.policy = guard.policy
         self.question = question
@@ -138,6 +138,10 @@ class StreamGuard:
         #: a sentence of the answer made a claim: a bare yes/no pleasantry after it ("👍", "Absolutely!") signs off
         self._claimed = False
         self._tally = _Tally()
+        #: the caller's prompt the answer repeats first (``echo: true``): not the answer, not judged; once the text
+        #: starts with it, the answer starts after it (``_base``); a text that departs from it is judged whole
+        self._echo = echo
+        self._base = 0
         self._retrieval: tuple[RetrievalRelevance | None] | None = None  # (result,) once the check ran
         self._stop_reason: str | None = None  # stopped from outside the text (:meth:`stop`)
         self._error: BaseException | None = None  # scoring failed, or part of the answer went out unchecked
@@ -176,6 +180,28 @@ class StreamGuard:
         if len(self._parts) > 1:
             self._parts = ["".join(self._parts)]
         return self._parts[0] if self._parts else ""
+
+    @property
+    def answer(self) -> str:
+        """The answer generated so far: the text after the echoed prompt, if it repeats one."""
+        text = self.text
+        if self._echo and text.startswith(self._echo):
+            return text[len(self._echo):]
+        return text[self._base:]
+
+    def _echo_pending(self) -> bool:
+        """The text so far may still be the echoed prompt arriving (held, not yet split into sentences); once it
+        holds the whole prompt, the answer starts after it."""
+        if not self._echo:
+            return False
+        text = self.text
+        if text.startswith(self._echo):
+            self._base, self._echo = len(self._echo), ""
+            return False
+        if self._echo.startswith(text):
+            return True
+        self._echo = ""  # it departs from the prompt: the text is the answer, judged whole
+        return False
 
     # ----------------------------------------------------------------- feeding
     @property
@@ -228,6 +254,8 @@ class StreamGuard:
                 return False
             self.state = STREAMING  # fail_open: delivered unchecked from here on; release() hands out the held text
             return True
+        if self._echo and (self._echo_pending() or self._base):
+            return bool(self._base)  # the prompt is all here: it goes out (the caller's own text); or it is arriving
         return due and not streams_hold_to_end(self.policy)  # mean: decided at the end, on the whole answer
 
     def release(self) -> str:
@@ -235,9 +263,19 @@ class StreamGuard:
         if self.state is STREAMING:  # e.g. switched to fail-open delivery: the held text goes out unchecked
             self.released = self._length
             return self._sentences.release(self._length)
-        if self.state is not HOLDING or streams_hold_to_end(self.policy):
+        if self.state is not HOLDING:
             return ""
-        return self._check(self._sentences.sentences(), final=False)
+        prompt = self._release_echo()
+        if streams_hold_to_end(self.policy):
+            return prompt
+        return prompt + self._check(self._sentences.sentences(), final=False)
+
+    def _release_echo(self) -> str:
+        """The echoed prompt, once it arrived whole: released as it is (it is the caller's text, not the answer)."""
+        if self._base and self.released < self._base:
+            self.released = self._base
+            return self._sentences.release(self._base)
+        return ""
 
     async def afeed(self, chunk: str) -> str:
         """As :meth:`feed`; in hold mode the splitting and scoring run off the event loop."""
@@ -252,14 +290,17 @@ class StreamGuard:
         if self._end is not None:
             return self._end
         if not self.holds:  # flag / pass mode: the whole answer is checked now
-            verdict = self.guard.check(self.question, self.contexts, self.text,
+            self._echo_pending()
+            verdict = self.guard.check(self.question, self.contexts, self.answer,
                                        time_to_first_token=time_to_first_token, generation=generation)
             self.state = FINISHED
             self._end = StreamEnd("", verdict)
             return self._end
         tail = ""
         if self.state is HOLDING:
-            tail = self._check(self._sentences.sentences(final=True), final=True)
+            self._echo_pending()
+            tail = self._release_echo()
+            tail += self._check(self._sentences.sentences(final=True), final=True)
         elif self.state is STREAMING:
             tail = self.release()
         verdict = self.guard.report(self._verdict(time_to_first_token, generation), self.question, self.contexts)
@@ -315,7 +356,7 @@ class StreamGuard:
                     continue  # "No." / "No, gift cards cannot be returned.": the reply is judged, as its answer
             # a bare "Yes." right after a question of the answer's own ("Gift cards? Yes.") answers that question: it
             # is judged now, never taken for a pleasantry
-            if pending or (yes_no_only(s.text) and not self.text[: s.start].rstrip().endswith("?")):
+            if pending or (yes_no_only(s.text) and not self.text[self._base : s.start].rstrip().endswith("?")):
                 if makes_claim(s.text):  # a claim follows: "Sure!" was a pleasantry, the claim is what is judged
                     pending = []
                 else:
@@ -323,7 +364,7 @@ class StreamGuard:
                     continue
             judged = s
             shown = render(s.text).text  # "Yes[^1].": the reply a reader sees
-            if yes_no_answer(shown) and not makes_claim(shown) and not self.text[: s.start].rstrip().endswith("?"):
+            if yes_no_answer(shown) and not makes_claim(shown) and not self.text[self._base : s.start].rstrip().endswith("?"):
                 # a bare reply ("Yes.", "They can't.") is read with what follows it up to the first sentence that
                 # makes a claim, as the whole answer reads it: "Yes. It removes 99.9% of lead." is judged on its
                 # claim ("Yes. Here are the details:" + a list too), while "Yes." alone to "Can I return it?"
@@ -362,7 +403,7 @@ class StreamGuard:
         """``aggregate="mean"``: at the end the answer is judged as a whole answer is (every reading a client may
         show, the lower mean of them), and the mean decides for the whole answer (delivered whole, or blocked
         whole)."""
-        if sentences and not self._passes(self.text, 0):
+        if sentences and not self._passes(self.answer, self._base):
             self.state = STOPPED
             return ""
         checked = [self._mean] if self._mean is not None else []
@@ -386,8 +427,9 @@ class StreamGuard:
             # a sentence is read after the answer before it: a verbless one ("Gift cards too.", "Those too.") claims
             # what the sentence before it claims, a pronoun points at what was named before it ("### Gift cards" ...
             # "They can be returned."), a reply answers the question just asked ("Gift cards? Yes.")
-            run = functools.partial(check.run, preceding=self.text[max(0, offset - PRECEDING_CHARS) : offset]) if offset \
-                else check.run
+            first = self._base  # the answer's start: the echoed prompt before it is not read as the answer
+            run = functools.partial(check.run, preceding=self.text[max(first, offset - PRECEDING_CHARS) : offset]) \
+                if offset > first else check.run
             result: FaithfulnessResult = self._score(run, self.question, self.contexts, sentence)
             tally.faithfulness_s += time.perf_counter() - t0
         except Exception as exc:  # noqa: BLE001 - logged, counted and applied per on_error at the end
@@ -400,7 +442,8 @@ class StreamGuard:
         # the sentence's number in the whole answer (the parts of a split sentence share it)
         base = (tally.evidence[-1].index + 1) if tally.evidence else 0
         for ev in result.sentences:
-            ev = dataclasses.replace(ev, index=base + ev.index, start=offset + ev.start, end=offset + ev.end)
+            at = offset - self._base  # offsets in the answer, as a whole answer's evidence gives them
+            ev = dataclasses.replace(ev, index=base + ev.index, start=at + ev.start, end=at + ev.end)
             tally.evidence.append(ev)
             if sentence_fails(policy, ev.score, limit):
                 ok = False
@@ -473,7 +516,7 @@ class StreamGuard:
         failure was found, which always wins."""
         tally = self._tally
         timings = Timings(tally.faithfulness_s + tally.retrieval_s, ttft, generation)
-        response = self.text[: self.released]
+        response = self.text[self._base : self.released]
         if self._stop_reason is not None:
             reason = self._stop_reason
             action: Action = self.policy.action if self.policy.on_error == "fail_closed" else "pass"
