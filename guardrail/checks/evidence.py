@@ -330,6 +330,82 @@ def other_values(text: str, about: frozenset[str], basis: EvidenceBasis, named: 
     return tuple(out)
 
 
+#: the clauses of a sentence that each may state their own quantity: "Online check-in opens 24 hours before departure
+#: and closes 60 minutes before departure." (coordination, a semicolon, a contrast)
+_CLAUSES = re.compile(r"\s*;\s*|,?\s+(?:and|but|while|whereas|whilst)\s+(?=\S)")
+#: units of one measure: a claim may move a value between two clauses that state durations in other units
+_DIMENSION = {u: d for d, us in {
+    "time": "second sec minute min hour hr day week month year night decade century",
+    "weight": "g gram kg kilo kilogram lb lbs pound ounce oz ton tonne mg",
+    "length": "cm mm m meter metre km kilometer kilometre mile mi foot feet ft inch inche in",
+    "data": "kb mb gb tb", "money": "$ dollar usd euro eur gbp cent buck", "volume": "ml l liter litre gal gallon",
+}.items() for u in us.split()}
+
+
+def _measure(q: Quantity) -> str:
+    unit = "$" if q.currency else q.unit
+    return _DIMENSION.get(unit, unit)
+
+
+_UNIT_STEMS = frozenset(w for u in _DIMENSION for w in (u, stem(u), stem(u + "s"), stem(u + "es")))
+
+
+def _said(text: str) -> frozenset[str]:
+    """A clause's content stems but its numbers and units: what it says happens."""
+    return frozenset(w for w in content_stems(text) if not w[:1].isdigit() and w not in _UNIT_STEMS)
+
+
+def _bound_to_sibling(q: Quantity, says: frozenset[str], stated: list[Quantity], sentence: SentenceRead) -> bool:
+    """``q`` is in one clause of ``sentence``, and a sibling clause that states another value of its measure is the
+    one the claim's words (``says``) point to, not q's own. A clause that names nothing of the sentence's subject
+    says something of it ("... and closes 60 minutes before departure": online check-in's). A sibling whose value the
+    claim's clause states too (``stated``: "open from 24 hours until 90 minutes before departure") has its words
+    there for that value."""
+    subject = _said(sentence.named)
+    clauses = []
+    for c in _CLAUSES.split(sentence.text):
+        if c:
+            said = _said(c)
+            clauses.append((said if said & subject else said | subject, quantities(c, ones=True)))
+    own = [said for said, ks in clauses if any(q.stands_for(k) for k in ks)]
+    if len(own) != 1 or not own[0] - subject:
+        return False  # "... and $45 for the second": no predicate of its own, it shares its sibling's ("cost")
+    for other, ks in clauses:
+        if other is own[0] or not any(_measure(k) == _measure(q) and not q.stands_for(k) for k in ks) or any(
+                m.stands_for(k) for m in stated for k in ks):
+            continue
+        if says & (other - own[0]) and not says & (own[0] - other):
+            return True
+    return False
+
+
+def bound_elsewhere(text: str, about: frozenset[str], basis: EvidenceBasis) -> tuple[str, ...]:
+    """Quantities of a claim that every context clause holding them binds to another predicate, while a sibling
+    clause of the same sentence states the claim's predicate with another value of the same measure: "Online
+    check-in closes 24 hours before departure." against "Online check-in opens 24 hours before departure and closes
+    60 minutes before departure." (the 24 hours is the opening's). Read whole, the context sentence holds every word
+    of the claim and the model entails it (round 25: two values in one sentence bound to the wrong clause). A clause
+    decides only when the claim's words point to the sibling alone: a claim that also says what the value's own
+    clause says ("opens 24 hours before and closes 60 minutes before") is read as written."""
+    if polar_negative(text):
+        return ()
+    claim = [c for c in _CLAUSES.split(text) if c]
+    out: list[str] = []
+    for q in quantities(text, compound_words_only=True):
+        if not (q.unit or q.currency) or q.unit in ("am", "pm", "a.m", "p.m"):
+            continue
+        mine = next((c for c in claim if any(q.stands_for(k) for k in quantities(c, ones=True))), text)
+        says = _said(mine) - _said(q.phrase or q.written)
+        if not says:
+            continue
+        holders = [r for row in basis.sentences_read for r in row
+                   if any(q.stands_for(k) for k in quantities(r.text, ones=True))]
+        stated = quantities(mine, ones=True)
+        if holders and all(_bound_to_sibling(q, says, stated, h) for h in holders):
+            out.append(q.phrase or q.written)
+    return tuple(out)
+
+
 #: a sentence whose subject is a pronoun: it says something of the subject named before it
 _PRONOUN_SUBJECT = re.compile(r"(?i)\s*(?:it|they|he|she)\s+(?:[a-z]+)")
 #: question words that say how it asks, not what about
@@ -462,7 +538,7 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     subject = claim_subject(text)  # as written (the rules below compare it with the contexts' subjects)
     numbers = basis.numbers.unsupported(text) if _HAS_NUMBER.search(text) else ()
     if not numbers and _HAS_NUMBER.search(text):
-        numbers = other_values(text, about, basis, subject)
+        numbers = other_values(text, about, basis, subject) or bound_elsewhere(text, about, basis)
     if not numbers and item.answers and _HAS_NUMBER.search(text):
         numbers = answered_elsewhere(text, basis)
     terms = tuple(dict.fromkeys([*terms, *(n for n in numbers if n.replace(",", "").lstrip("$€£").rstrip("%")
