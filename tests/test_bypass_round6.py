@@ -241,9 +241,10 @@ def test_a_pronoun_ellipsis_claims_what_was_said_of_the_subject_just_named(gw: t
                                                                          answer: str) -> None:
     url, _ = gw
     assert_blocked_both(url, answer, CTX, question)
-    good = "Yes, within 5 business days. Gift cards? Not those."
+    # the twin: the same shape, said the way the contexts say it ("Gift cards cannot be returned ...")
+    good = "Yes, items can be returned within 30 days of delivery. Gift cards? Not those."
     sid = script(json_answer(good))
-    assert_delivered(send(url, sid, CTX, "Are refunds issued to the original payment method?"), sid)
+    assert_delivered(send(url, sid, CTX, question), sid)
 
 
 @pytest.mark.parametrize("reply", ["Yes, those too.", "Those too, yes.", "Sure, those too."])

@@ -626,6 +626,55 @@ def label_claim(sentence: str) -> str | None:
     return made if made is None or made.endswith((".", "!", "?")) else made + "."
 
 
+#: a question that asks which things something holds of: "What can I return?" (the asker does it), "Which items are
+#: covered?" (said of them)
+_WHAT_OBJECT = re.compile(r"(?i)^(?:what|which(?:\s+[a-z-]+){0,2})\s+(?:can|could|may|should|must|will|do|does|did)\s+"
+                          r"(?:i|we|you)\s+\w+")
+_WHAT_SUBJECT = re.compile(r"(?i)^(?:what|which(?:\s+[a-z-]+){0,2})\s+(?P<aux>is|are|was|were|can|could|may|will|must|"
+                           r"cannot|can't|isn't|aren't)\s+(?P<pred>[^?]+?)\s*\?$")
+#: a label that ends in what it says of its noun ("Gift cards returnable", "Pets allowed")
+_LABEL_PREDICATE = re.compile(r"(?i)^(?P<noun>.+?)\s+(?P<pred>[a-z]+(?:able|ible)|allowed|permitted|eligible|covered|"
+                              r"included|excluded|accepted|available|required|refundable|free)$")
+
+
+def label_reply(question: str, sentence: str) -> str | None:
+    """The statement of a "label: yes" (or "no") line: a yes/no said of the label. Under a question that asks which
+    things something holds of, the label is such a thing ("What can I return?" + "- Gift cards: yes" -> "You can
+    return gift cards."; + "no" -> "You cannot return gift cards."); a label that ends in its own predicate says it
+    of its noun whatever the question ("Gift cards returnable: yes" -> "Gift cards are returnable."). None for other
+    lines: read as written ("Gift cards: yes." to "What can I return?" reads to the model as a bare label)."""
+    m = _LABEL_VALUE.fullmatch(sentence.strip())
+    if m is None:
+        return None
+    value, rest = polarity(m.group("value"))
+    label = m.group("label").strip().strip("*_").strip()
+    if value is None or rest.strip(" .!*_") or not label or len(tokenize(label)) > 8 or polarity(label)[0] is not None:
+        return None
+    own = _LABEL_PREDICATE.fullmatch(label)
+    if own is not None:
+        noun, pred = own.group("noun"), own.group("pred")
+        be = "are" if (_number(tokenize(noun)) or "singular") == "plural" else "is"
+        made = f"{noun} {be} {pred}."
+    else:
+        q = question.strip()
+        thing = label[:1].lower() + label[1:] if label[:1].isupper() and label[1:2].islower() else label
+        subject_asked = _WHAT_SUBJECT.match(q)
+        if _WHAT_OBJECT.match(q):
+            claim = answer_claim(q, thing)
+            if claim is None or claim.kind != "wh-span":
+                return None
+            made = claim.statement
+        elif subject_asked is not None:
+            aux = subject_asked.group("aux").lower()
+            if aux in ("is", "are"):  # "Which items are covered?" + "Flood damage: yes": "Flood damage is covered."
+                aux = "are" if (_number(tokenize(thing)) or "singular") == "plural" else "is"
+            made = f"{thing} {aux} {subject_asked.group('pred')}."
+        else:
+            return None
+        made = made[:1].upper() + made[1:]
+    return made if value else negate(made)
+
+
 _DOUBLE_NEGATION = (
     # "no longer" after a form of "be" or an auxiliary is "not" (a claim about now); before a main verb ("you no
     # longer get") or a comparison ("no longer than 22 inches") it is kept as written
@@ -633,6 +682,8 @@ _DOUBLE_NEGATION = (
                 r"longer\b(?!\s+(?:than|before|after)\b)"), r"\1 not"),
     (re.compile(r"(?i)\b(is|are|was|were)n['\u2019]t\s+(?:non-?|un(?=[a-z]+(?:able|ible)\b))"), r"\1 "),
     (re.compile(r"(?i)\bnot\s+(?:non-?|un(?=[a-z]+(?:able|ible)\b))"), ""),
+    # "not excluded from returns" is "included in returns": the model reads the negation and the exclusion apart
+    (re.compile(r"(?i)\b(is|are|was|were|be|been)\s+not\s+excluded\s+from\b"), r"\1 included in"),
 )
 
 

@@ -47,6 +47,7 @@ from guardrail.checks.claims import (
     framed_claim,
     is_elliptical,
     label_claim,
+    label_reply,
     makes_claim,
     negate,
     plain_negation,
@@ -306,6 +307,11 @@ _RESTATED = re.compile(r"(?i)^\s*(?:you(?:'re|\s+are|\s+were)?\s+(?:asked|asking
                        r"|where|why|which|who|\"|\u201c|:)")
 _RESTATED_MORE = re.compile(r"\s[\u2014\u2013-]\s|;|,\s+(?:and|but|so)\s|\.\s+\S|[?\"\u201d]\s+\S")
 _QA_LABEL = re.compile(r"^\s*[*_]{0,2}(?:Q|A|Question|Answer)[*_]{0,2}\s*:[*_]{0,2}\s+")
+_POINTER = re.compile(r"(?i)\b(?:it|its|they|them|their|this|that|these|those|he|she|him|her|one|ones)\b")
+#: a clause after a yes/no word that starts like a reason and is none: "Yes, as long as it is unused.", "as of May"
+_NO_REASON = re.compile(r"(?i)^[\s,;:\u2014-]*(?:as\s+(?:long|soon|far|well|much|many|of|if|though|a\s+rule)\b|since\s+"
+                        r"(?:\d|then|last|early|late|january|february|march|april|may|june|july|august|september|"
+                        r"october|november|december)\b)")
 _CONDITION_LEAD = re.compile(r"(?i)^(?:if|when|once|after|before|unless|assuming|provided|suppose|say)\b[^,]+,")
 #: a list item: its marker, then its text
 _ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+(?P<body>\S.*?)\s*$", re.S)
@@ -522,7 +528,8 @@ class FaithfulnessCheck:
                     if made_item is not None and tok.count(made_item) <= hyp_budget:
                         items.append(ResponseItem(span, text, made_item, True, False, claim=True))
                         continue
-            labelled = label_claim(text) if cfg.answer_claims else None
+            # "- Gift cards: yes" to "What can I return?": the yes is said of the label, as the question asks it
+            labelled = ((label_reply(q, text) if q else None) or label_claim(text)) if cfg.answer_claims else None
             if labelled is None and cfg.answer_claims and prior and not prior.rstrip().endswith(":") and \
                     is_claim(prior) and polarity(prior)[0] is None:
                 # "Gift cards. Returnable within 30 days.": a predicate with no subject is said of the noun
@@ -711,6 +718,20 @@ class FaithfulnessCheck:
                     # days.") is attached to the question's statement, which the yes/no word claims
                     rest = polarity(text)[1]
                     made = answer_claim(q, text) or AnswerClaim(rest[0].upper() + rest[1:], "stated")
+                why = reason_reply(text) if made is not None and made.kind == "yes/no" and \
+                    not _NO_REASON.match(polarity(text)[1]) else None
+                if why is not None and not _POINTER.search(why.split(maxsplit=1)[-1]):
+                    # "No, as only the Pro plan includes priority support.": the statement and its reason are two
+                    # claims, each judged alone (joined, the model read the pair as contradicted, 0.96, though each
+                    # part is entailed); a pronoun as the reason's subject is what the question asks about ("No,
+                    # because they are treated as cash."), one elsewhere keeps the joined reading ("... includes it")
+                    why = resolve_pronouns(why, _referents(text, named, title_before, mentioned, topic, asked)) or why
+                    said = yes_no_statement(q, bool(polarity(text)[0]))
+                    if said is not None and not points_at_nothing(why) and tok.count(why) <= hyp_budget and \
+                            tok.count(said) <= hyp_budget:
+                        items.append(ResponseItem(span, text, said, True, fragment, claim=True))
+                        items.append(ResponseItem(span, text, why[:1].upper() + why[1:], True, False, claim=True))
+                        continue
                 if made is not None and made.kind == "yes/no" and _CONDITION_LEAD.match(made.statement):
                     # "If you buy a gift card, you can return it.": a pronoun read as what its condition names
                     own = resolve_pronouns(made.statement, [])

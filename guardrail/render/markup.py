@@ -1122,6 +1122,12 @@ def _hidden_in(text: str, a: int, b: int, *, provenance_only: bool) -> list[tupl
             if not provenance_only:
                 out.append((s, None))
             break
+        if not provenance_only and tag.name not in _HTML_ELEMENTS:
+            # an element of no HTML name ("can<not> be returned", "<never>", "</not>"): a browser shows its content
+            # and not its tag, where a plain-text client shows the tag as written (render's reading)
+            out.append((s, tag.end))
+            pos = tag.end
+            continue
         if provenance_only or tag.close or (not _hiding(tag) and tag.name not in ("select", *_REPLACED_VOID)):
             pos = tag.end
             continue

@@ -211,3 +211,36 @@ def _is_plain(run: str) -> bool:
         if cat[0] in "MC" or cat in ("Zl", "Zp") or ch in table or ch in _INVISIBLE or ch in _SUPERSCRIPT_DIGITS:
             return False
     return True
+
+
+#: letters of other scripts drawn like a Latin letter (Unicode's confusables, the common ones): "саn" with a Cyrillic
+#: "с" and "а" reads "can" to a person, while the model sees a word it does not know
+_LOOK_ALIKES = dict(zip(
+    "аеорсухіјѕԁһԛԝүАВЕКМНОРСТХІЈЅУԌαονριкτυχϲΑΒΕΖΗΙΚΜΝΟΡΤΥΧɑıօսɡ",
+    "aeopcyxijsdhqwyABEKMHOPCTXIJSYGaovpiktuxcABEZHIKMNOPTYXaiougg"))
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def look_alikes(text: str) -> tuple[str, PassMap | None]:
+    """Words spelled with letters of another script that look Latin, read as the Latin word a person sees: a word
+    that mixes Latin letters with look-alikes ("саn", "Yеs"), or one made of look-alikes alone in a text written
+    mostly in Latin letters ("Уеѕ"). Text in Cyrillic or Greek is left as it is. One character for one, so offsets
+    do not move."""
+    if text.isascii():
+        return text, None
+    words = _WORD.findall(text)
+    latin = sum(len(w) for w in words if w.isascii())
+    mostly_latin = latin * 2 > sum(len(w) for w in words)
+
+    def fold(m: re.Match[str]) -> str:
+        w = m.group()
+        if w.isascii() or not any(c in _LOOK_ALIKES for c in w):
+            return w
+        has_latin = any(c.isascii() for c in w)
+        if has_latin and all(c.isascii() or c in _LOOK_ALIKES for c in w) or (
+                mostly_latin and all(c in _LOOK_ALIKES for c in w)):
+            return "".join(_LOOK_ALIKES.get(c, c) for c in w)
+        return w
+
+    out = _WORD.sub(fold, text)
+    return out, None
