@@ -411,6 +411,17 @@ _COURTESY = re.compile(
     r"(?:trip|flight|stay|day|weekend|evening|visit|journey|meal|holiday|vacation|time)"
     r"|(?:sorry|apologies|(?:i|we) apologi[sz]e|(?:my|our) apologies)(?: for (?:the|any) (?:inconvenience|confusion|"
     r"trouble|wait|delay|frustration))?"
+    r"|(?:i|we) (?:really |truly |greatly |sincerely |do )?(?:appreciate|value) (?:your|the) (?:business|feedback|"
+    r"understanding|loyalty|trust|support|custom|cooperation|time|patience|kind words)"
+    r"|(?:happy|safe) (?:shopping|travels|travelling|traveling|holidays|cooking|listening|reading|flying|baking)"
+    r"|wishing you (?:a |an )?(?:(?:great|good|nice|wonderful|safe|pleasant|lovely|fantastic|speedy|quick|smooth|"
+    r"happy) )*(?:trip|flight|stay|day|weekend|journey|holiday|vacation|recovery|time|travels|luck|week)"
+    r"|(?:please )?(?:(?:do )?let (?:us|me) know|feel free to (?:ask|reach out|contact us|get in touch))(?: if "
+    r"(?:you have |there (?:is|are) )?(?:any |anything )?(?:other |more |further |else )?(?:questions?|else|concerns?)"
+    r"(?: (?:comes up|i can help with|we can help with))?)?"
+    r"|(?:i'?m|i am|we'?re|we are) (?:so |very |really |truly )?sorry to hear (?:that )?(?:about )?(?:your|you) "
+    r"(?:[\w-]+ ){0,3}(?:is|are|was|were|has been|have been|got|went) (?:delayed|lost|damaged|late|broken|"
+    r"cancell?ed|stolen|missing|sick|ill|unwell|injured|stuck|stranded|faulty|defective|not working|misplaced)"
     r"|(?:do|did|would|could|can|have|are) you (?:have|know|remember|need|happen to have)"
     r" (?:your|the|a|an|any|how|what|which|when|where|whether|if) (?!favou?rite)[^,;:]{0,40}"
     r")[\s!.?\u2026]*$")
@@ -429,7 +440,15 @@ def is_courtesy(text: str) -> bool:
     [True, True, True, True, False, False]
     """
     t = " ".join(_EMOJI_EDGE.sub(" ", text).split()).replace("\u2019", "'").strip(" *_")
-    return bool(t) and len(t) <= 120 and not any(ch.isdigit() for ch in t) and bool(_COURTESY.match(t))
+    if not t or len(t) > 160 or any(ch.isdigit() for ch in t):
+        return False
+    # "I hope this helps, and let us know if you have any other questions!": courtesy joined to courtesy
+    parts = [p for p in _JOINED.split(t) if p.strip()]
+    return all(len(p) <= 120 and _COURTESY.match(p.strip()) for p in parts)
+
+
+_JOINED = re.compile(r"(?i)\s*(?:[,;]\s*(?:and\s+|but\s+)?|\s+and\s+)(?=(?:please |do |feel |let |have |enjoy |"
+                     r"i |we |wishing |happy |safe |thanks |thank |hope |sorry ))")
 
 
 _EMOJI_EDGE = re.compile(r"[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]")

@@ -93,8 +93,44 @@ READINGS = [
     # returns" itself the model does not map to "cannot be returned": 0.2)
 ]
 
+NEWS = ["Contoso Ltd. said on Monday that it plans to acquire Litware Inc. for $450 million, pending regulatory "
+        "approval. Contoso's shares rose 4% after the announcement, while Litware's rose 18%."]
+SLA = ["The Enterprise plan guarantees 99.95% monthly uptime; the Standard plan guarantees 99.9%. Credits must be "
+       "requested within 30 days of the incident."]
+SHOP = ["You may return most items within 30 days of delivery for a full refund, provided they are unused and in their "
+        "original packaging. Opened software, gift cards and personalized items cannot be returned."]
+SUPPORT = ["Priority 1 incidents receive a first response within 1 hour, around the clock. Priority 2 incidents receive "
+           "a first response within 4 business hours."]
+INSURANCE = ["Baggage delay is covered after 12 hours, up to $300. Cancellation for work reasons is not covered."]
+
+SHAPES = [
+    # (question, contexts, hallucination, its faithful twin)
+    # a span that names only what the question names answers nothing
+    ("Who is acquiring Litware?", NEWS, "Litware Inc.", "Contoso Ltd."),
+    # a short answer's value read in the clause most about the question
+    ("What uptime does the Standard plan guarantee?", SLA, "99.95%.", "99.9%."),
+    ("How much did Contoso's shares rise after the announcement?", NEWS, "18%.", "4%."),
+    # a list under a line whose subject only points at it: each item is the subject
+    ("What can't I return?", SHOP, "The following cannot be returned:\n- Opened software\n- Unused items",
+     "The following cannot be returned:\n- Opened software\n- Personalized items"),
+    ("What can't I return?", SHOP, "These cannot be returned:\n\n1. Gift cards\n2. Unused items",
+     "These cannot be returned:\n\n1. Gift cards\n2. Personalized items"),
+    # courtesy around the claim claims nothing, and the claim is judged
+    ("How fast will I get a response to a Priority 2 ticket?", SUPPORT,
+     "Thank you for your patience. Priority 2 incidents receive a first response within 1 hour. We appreciate your "
+     "business!",
+     "Thank you for your patience. Priority 2 incidents receive a first response within 4 business hours. We "
+     "appreciate your business!"),
+    ("Is my baggage delay covered?", INSURANCE,
+     "I'm sorry to hear your bag is delayed! Baggage delay is covered after 6 hours, up to $300. Wishing you a "
+     "smooth trip!",
+     "I'm sorry to hear your bag is delayed! Baggage delay is covered after 12 hours, up to $300. Wishing you a "
+     "smooth trip!"),
+]
+
 VERDICTS = ([(q, c, bad, "block") for q, c, bad, _ in BOUND] + [(q, c, good, "pass") for q, c, _, good in BOUND]
-            + [(q, c, a, "pass") for q, c, a in READ_AS_BEFORE] + READINGS)
+            + [(q, c, a, "pass") for q, c, a in READ_AS_BEFORE] + READINGS
+            + [(q, c, bad, "block") for q, c, bad, _ in SHAPES] + [(q, c, good, "pass") for q, c, _, good in SHAPES])
 
 
 @pytest.mark.parametrize(("question", "contexts", "answer", "want"), VERDICTS)
@@ -145,3 +181,19 @@ def test_what_look_alikes_and_unknown_tags_read_as() -> None:
     assert shown is not None and shown.text == "Gift cards can be returned."
     assert render("Gift cards can<not> be returned.").text == "Gift cards can<not> be returned."  # as plain text shows
     assert render_shown("Use <b>bold</b> text.") is None  # a known element hides nothing
+
+
+@pytest.mark.parametrize(("text", "courtesy"), [
+    ("We appreciate your business!", True),
+    ("Happy shopping!", True),
+    ("I hope this helps, and let us know if you have any other questions!", True),
+    ("I'm sorry to hear your bag is delayed!", True),
+    # a claim in the frame of a courtesy is judged
+    ("I'm sorry to hear that gift cards can be returned.", False),
+    ("Thanks, gift cards can be returned.", False),
+    ("I hope this helps, and gift cards can be returned.", False),
+])
+def test_what_reads_as_courtesy(text: str, courtesy: bool) -> None:
+    from guardrail.text import is_courtesy
+
+    assert is_courtesy(text) is courtesy

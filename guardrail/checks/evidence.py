@@ -151,6 +151,9 @@ class ResponseItem:
     #: a short answer to a wh-question read alone ("23 kg." to "What is the carry-on weight limit?"): its quantities
     #: must be the ones the contexts give what the question asks about (:func:`answered_elsewhere`)
     answers: bool = False
+    #: a short answer to a wh-question that names only what the question names ("Litware Inc." to "Who is acquiring
+    #: Litware?"): it answers nothing, whatever the model reads of the statement it fills in
+    restates: bool = False
     #: one member of a claim that says not all of its members hold ("No." to "Are both X and Y art dealers?"): the
     #: consecutive ``not_all`` items of a span are judged together by :func:`not_all`
     not_all: bool = False
@@ -280,6 +283,33 @@ class EvidenceBasis:
         return out
 
     @functools.cached_property
+    def clause_quantities(self) -> list[tuple[frozenset[str], frozenset[str], list[Quantity]]]:
+        """As :attr:`sentence_quantities`, with a sentence whose clauses each state a quantity read per clause: "The
+        Enterprise plan guarantees 99.95% monthly uptime; the Standard plan guarantees 99.9%." is two rows, each with
+        its own subject (a clause that names none has the sentence's)."""
+        out = []
+        for row, wss in zip(self.sentences_read, self.index.sentence_words):
+            for r, ws in zip(row, wss):
+                qs = quantities(r.text, ones=True)
+                if not qs:
+                    continue
+                parts = [(c, quantities(c, ones=True)) for c in _CLAUSES.split(r.text) if c] \
+                    if _CLAUSES.search(r.text) else []
+                if sum(1 for _, cq in parts if cq) < 2:
+                    out.append((ws, r.subject, qs))
+                    continue
+                for c, cq in parts:
+                    if not cq:
+                        continue
+                    first = c.split(maxsplit=1)[0]
+                    named = claim_subject(c) if first[:1].isupper() or first.lower() in _CLAUSE_DETERMINERS else None
+                    if named is None and first[:1].isupper():  # "while Litware's rose 18%": the name it opens with
+                        named = _LEADING_NAME.match(c).group()  # type: ignore[union-attr]
+                    own = frozenset(content_stems(named)) if named else frozenset()
+                    out.append((frozenset(content_stems(c)) | (own or r.subject), own or r.subject, cq))
+        return out
+
+    @functools.cached_property
     def context_tokens(self) -> set[str]:
         """The contexts' tokens, read once and only when the calibration uses them (its "absent" feature)."""
         if self.calibrator is None or "absent" not in self.calibrator.features:
@@ -334,6 +364,8 @@ def other_values(text: str, about: frozenset[str], basis: EvidenceBasis, named: 
 #: and closes 60 minutes before departure." (coordination, a semicolon, a contrast)
 _CLAUSES = re.compile(r"\s*;\s*|,?\s+(?:and|but|while|whereas|whilst)\s+(?=\S)")
 #: units of one measure: a claim may move a value between two clauses that state durations in other units
+_LEADING_NAME = re.compile(r"[A-Z][\w'\u2019.&-]*(?:\s+[A-Z][\w'\u2019.&-]*)*")
+_CLAUSE_DETERMINERS = frozenset({"the", "a", "an", "its", "their", "our", "your", "his", "her"})
 _DIMENSION = {u: d for d, us in {
     "time": "second sec minute min hour hr day week month year night decade century",
     "weight": "g gram kg kilo kilogram lb lbs pound ounce oz ton tonne mg",
@@ -429,7 +461,7 @@ def answered_elsewhere(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
         if q.hedged:
             continue
         unit = "$" if q.currency else q.unit
-        rows = [(2 * len(key & sw) + len(key & ws), qs) for ws, sw, qs in basis.sentence_quantities
+        rows = [(2 * len(key & sw) + len(key & ws), qs) for ws, sw, qs in basis.clause_quantities
                 if any(("$" if k.currency else k.unit) == unit for k in qs)]
         best = max((o for o, _ in rows), default=0)
         if best < 2:
@@ -541,6 +573,8 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         numbers = other_values(text, about, basis, subject) or bound_elsewhere(text, about, basis)
     if not numbers and item.answers and _HAS_NUMBER.search(text):
         numbers = answered_elsewhere(text, basis)
+    if item.restates:  # the question's own words given back as its answer
+        numbers = (*numbers, item.text.strip().rstrip(".!"))
     terms = tuple(dict.fromkeys([*terms, *(n for n in numbers if n.replace(",", "").lstrip("$€£").rstrip("%")
                                            not in terms)]))
     if not refs:  # no context at all: nothing can support the sentence

@@ -106,6 +106,7 @@ from guardrail.text import (
     lone_surrogate,
     qa_hypothesis,
     split_sentences,
+    stem,
     token_windows,
     uncheckable_reason,
     words,
@@ -307,6 +308,8 @@ _RESTATED = re.compile(r"(?i)^\s*(?:you(?:'re|\s+are|\s+were)?\s+(?:asked|asking
                        r"|where|why|which|who|\"|\u201c|:)")
 _RESTATED_MORE = re.compile(r"\s[\u2014\u2013-]\s|;|,\s+(?:and|but|so)\s|\.\s+\S|[?\"\u201d]\s+\S")
 _QA_LABEL = re.compile(r"^\s*[*_]{0,2}(?:Q|A|Question|Answer)[*_]{0,2}\s*:[*_]{0,2}\s+")
+#: words after a name that make no other name of it ("Litware Inc.", "Contoso Ltd.")
+_NAME_SUFFIXES = frozenset(stem(w) for w in "inc ltd llc corp corporation co plc gmbh ag sa company group".split())
 _POINTER = re.compile(r"(?i)\b(?:it|its|they|them|their|this|that|these|those|he|she|him|her|one|ones)\b")
 #: a clause after a yes/no word that starts like a reason and is none: "Yes, as long as it is unused.", "as of May"
 _NO_REASON = re.compile(r"(?i)^[\s,;:\u2014-]*(?:as\s+(?:long|soon|far|well|much|many|of|if|though|a\s+rule)\b|since\s+"
@@ -322,14 +325,27 @@ _WHAT_LEAD = re.compile(r"(?i)^(?:here(?:'s| is| are)|these are|this is|below (?
                         r"\s+(?:that\s+)?(?P<clause>.+:)$")
 
 
+#: a line whose subject only points at the list after it: "The following cannot be returned:", "These items are
+#: not refundable:", "Items below are covered:"
+_PLACEHOLDER_HEAD = re.compile(
+    r"(?i)^(?:the\s+following|these|those|the\s+ones\s+below|(?:the\s+)?(?:items|products|things|ones)\s+"
+    r"(?:below|listed\s+below)|the\s+(?:items|products|things)\s+below)(?:\s+(?:items|products|things|ones))?\s+"
+    r"(?P<pred>(?:can|cannot|can't|may|must|will|won't|are|aren't|is|isn't|were|weren't|do|don't|does|doesn't|"
+    r"should|shouldn't)\b.+)$")
+
+
 def _list_head(text: str) -> tuple[str, str] | None:
     """A line that the list items after it complete: a label ("Gift cards:", "- Basic plan:") -> ("label", its words),
-    or a clause that ends where its complement would stand ("The Basic plan includes:", "You can return:", "Refunds
-    go to:") -> ("clause", the clause); None for other lines (a generic lead-in, "Here is the policy:", heads nothing
+    a clause whose subject only points at the items ("The following cannot be returned:") -> ("subject", what it says
+    of them), or a clause that ends where its complement would stand ("The Basic plan includes:", "You can return:",
+    "Refunds go to:") -> ("clause", the clause); None for other lines (a generic lead-in, "Here is the policy:", heads nothing
     the items need)."""
     t = _MARKUP.sub("", text.strip()).strip()
     if not t.endswith(":") or t.count(":") > 1 or t[:-1].rstrip().endswith("?"):
         return None
+    placeholder = _PLACEHOLDER_HEAD.match(t[:-1].strip())
+    if placeholder is not None:  # "The following cannot be returned:": each item is the subject
+        return "subject", placeholder.group("pred").strip()
     what = _WHAT_LEAD.match(t)
     if what is not None:  # "Here is what the Pro plan includes:" -> "The Pro plan includes"
         t = what.group("clause")[:1].upper() + what.group("clause")[1:]
@@ -369,6 +385,8 @@ def _under_head(head: tuple[str, str], body: str) -> str | None:
     if not body or not _complement(body):
         return None
     kind, words_ = head
+    if kind == "subject":  # "The following cannot be returned:" + "Gift cards" -> "Gift cards cannot be returned."
+        return f"{body[:1].upper()}{body[1:]} {words_}."
     if kind == "label":
         made = predicate_claim(words_, body)
         return (made.rstrip(".") + ".") if made else f"{words_}: {body}."
@@ -521,10 +539,14 @@ class FaithfulnessCheck:
             elif head is not None:
                 head_age += 1
                 item = _ITEM.match(text)
-                if item is None or head_age > _RECENT:  # the list ended (a stream reads as far back)
+                # an ordered list's numbers are not read (render.list_numbers): its items are the lines after the
+                # head that are no clause of their own
+                body = item.group("body") if item is not None else text if (
+                    response[:span.start].rstrip(" \t").endswith("\n") and _complement(text.strip())) else None
+                if body is None or head_age > _RECENT:  # the list ended (a stream reads as far back)
                     head = None
                 else:
-                    made_item = _under_head(head, item.group("body"))
+                    made_item = _under_head(head, body)
                     if made_item is not None and tok.count(made_item) <= hyp_budget:
                         items.append(ResponseItem(span, text, made_item, True, False, claim=True))
                         continue
@@ -695,7 +717,7 @@ class FaithfulnessCheck:
                 if made is not None and made.kind == "wh-span" and not cfg.span_claims:
                     made = None
                 # "1.2 kg." to "How much does the AeroBook 16 weigh?" (whether or not its statement can be built)
-                span_reply = made is None and short and polarity(text)[0] is None and \
+                span_reply = made is None and short and not preceding.strip() and polarity(text)[0] is None and \
                     not any(looks_verb(t) for t in tokenize(text)) and \
                     bool(tokenize(q)) and tokenize(q)[0].lower() in WH
                 reason = reason_reply(text) if made is None else None
@@ -785,7 +807,13 @@ class FaithfulnessCheck:
             if len(parts) > 1 and all(tok.count(p) <= hyp_budget for p in parts):
                 items.extend(ResponseItem(span, text, part, True, False, claim=True) for part in parts)
                 continue
-            items.append(ResponseItem(span, text, hyp, check, fragment, answers=span_reply))
+            # "Litware Inc." to "Who is acquiring Litware?", "The Nova 8." to "Which Nova 8 model supports ...?": a
+            # span made of the question's own words (but for a company suffix or article) names no answer; not
+            # under a question that offers alternatives ("Which is cheaper, X or Y?")
+            spanned = frozenset(content_stems(text)) - _NAME_SUFFIXES
+            restates = span_reply and bool(spanned) and spanned <= frozenset(content_stems(q)) and \
+                not re.search(r"(?i)\bor\b|\bbetween\b", q)
+            items.append(ResponseItem(span, text, hyp, check, fragment, answers=span_reply, restates=restates))
         if state is not None:
             if items and items[-1].check and not items[-1].fragment and not _interrogative(items[-1].hypothesis):
                 mentioned = _named_in(items[-1].hypothesis) or mentioned

@@ -34,6 +34,8 @@ from guardrail.checks.evaluator import CheckTimings, Evaluation, Evaluator
 from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
 from guardrail.checks.relevance import RetrievalRelevance
 from guardrail.checks.claims import makes_claim, polarity, yes_no_answer, yes_no_only, yes_no_statement
+from guardrail.checks.lexicon import looks_verb, tokenize
+from guardrail.text import is_courtesy
 from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_fails, streams_hold_to_end
 from guardrail.errors import OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
@@ -85,6 +87,13 @@ class StreamEnd(NamedTuple):
 #: the marks around a line's text: a heading's hashes, quote marks, a list marker, bold, a "Q:" / "A:" label
 _MARKS = re.compile(r"^\s*(?:#{1,6}\s+|>\s*)*(?:[-*+]\s+|\d{1,3}[.)]\s+)?[*_]*(?:(?:Q|A|Question|Answer)[*_]*\s*:[*_]*\s+)?"
                     r"|[*_\s]+$")
+
+
+def _span_like(text: str) -> bool:
+    """A short span with no verb ("Webhooks.", "Litware Inc.", "99.9%."): read alone, it answers a wh-question."""
+    toks = tokenize(text)
+    return 0 < len(toks) <= 6 and not any(looks_verb(t) for t in toks) and not yes_no_answer(text) and \
+        not is_courtesy(text) and not text.rstrip().endswith("?")
 
 
 def _bare(text: str) -> str:
@@ -364,6 +373,14 @@ class StreamGuard:
                     continue
             judged = s
             shown = render(s.text).text  # "Yes[^1].": the reply a reader sees
+            if self.question and not self.text[self._base : s.start].strip() and _span_like(shown):
+                # a short span first ("Webhooks.", "Litware Inc.") is the answer when it is all the answer, and the
+                # topic of what follows otherwise (as the whole answer reads it): held until the next sentence
+                # completes, then read with it; at the end, alone
+                if len(sentences) == k + 1 and not final:
+                    break
+                if len(sentences) > k + 1:
+                    judged, skip = sentences[k + 1], k + 2
             if yes_no_answer(shown) and not makes_claim(shown) and not self.text[self._base : s.start].rstrip().endswith("?"):
                 # a bare reply ("Yes.", "They can't.") is read with what follows it up to the first sentence that
                 # makes a claim, as the whole answer reads it: "Yes. It removes 99.9% of lead." is judged on its
