@@ -188,6 +188,7 @@ def test_what_look_alikes_and_unknown_tags_read_as() -> None:
     ("Happy shopping!", True),
     ("I hope this helps, and let us know if you have any other questions!", True),
     ("I'm sorry to hear your bag is delayed!", True),
+    ("Wishing you a smooth rest of your trip.", True),
     # a claim in the frame of a courtesy is judged
     ("I'm sorry to hear that gift cards can be returned.", False),
     ("Thanks, gift cards can be returned.", False),
