@@ -128,9 +128,20 @@ SHAPES = [
      "smooth trip!"),
 ]
 
+HOOKS = ["Webhooks are retried up to three times with exponential backoff. API keys can be rotated at any "
+         "time from the dashboard."]
+STREAM_SPANS = [
+    # a short span that opens the answer is its topic when a sentence follows, as the whole answer reads it (the
+    # stream read "Webhooks." alone, as an answer to the question, and blocked it as restating it)
+    ("What about webhooks?", HOOKS, "Webhooks. Retried up to three times.", "pass"),
+    ("What about webhooks?", HOOKS, "Webhooks. Retried up to ten times.", "block"),
+    ("What about webhooks?", HOOKS, "Webhooks.", "block"),
+]
+
 VERDICTS = ([(q, c, bad, "block") for q, c, bad, _ in BOUND] + [(q, c, good, "pass") for q, c, _, good in BOUND]
             + [(q, c, a, "pass") for q, c, a in READ_AS_BEFORE] + READINGS
-            + [(q, c, bad, "block") for q, c, bad, _ in SHAPES] + [(q, c, good, "pass") for q, c, _, good in SHAPES])
+            + [(q, c, bad, "block") for q, c, bad, _ in SHAPES] + [(q, c, good, "pass") for q, c, _, good in SHAPES]
+            + STREAM_SPANS)
 
 
 @pytest.mark.parametrize(("question", "contexts", "answer", "want"), VERDICTS)
