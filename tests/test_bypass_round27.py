@@ -128,6 +128,20 @@ SHAPES = [
      "smooth trip!"),
 ]
 
+PHONES = ["The Nova 8 has a 6.1-inch display and a 4,000 mAh battery; the Nova 8 Pro has a 6.7-inch display and a "
+          "5,000 mAh battery."]
+LEAVE = ["Birth parents receive 16 weeks of fully paid parental leave; non-birth parents receive 8 weeks."]
+COMPARED = [
+    # a comparison the contexts' own values reverse: the model scores it like its faithful twin (0.56-0.73)
+    ("Which Nova 8 model has the bigger battery?", PHONES, "The Nova 8 has a bigger battery than the Nova 8 Pro.",
+     "The Nova 8 Pro has a bigger battery than the Nova 8."),
+    ("Which plan has the better uptime guarantee?", SLA,
+     "The Standard plan guarantees higher uptime than the Enterprise plan.",
+     "The Enterprise plan guarantees higher uptime than the Standard plan."),
+    ("How long is parental leave?", LEAVE, "Non-birth parents receive more paid leave than birth parents.",
+     "Birth parents receive more paid leave than non-birth parents."),
+]
+
 HOOKS = ["Webhooks are retried up to three times with exponential backoff. API keys can be rotated at any "
          "time from the dashboard."]
 STREAM_SPANS = [
@@ -141,7 +155,8 @@ STREAM_SPANS = [
 VERDICTS = ([(q, c, bad, "block") for q, c, bad, _ in BOUND] + [(q, c, good, "pass") for q, c, _, good in BOUND]
             + [(q, c, a, "pass") for q, c, a in READ_AS_BEFORE] + READINGS
             + [(q, c, bad, "block") for q, c, bad, _ in SHAPES] + [(q, c, good, "pass") for q, c, _, good in SHAPES]
-            + STREAM_SPANS)
+            + STREAM_SPANS
+            + [(q, c, bad, "block") for q, c, bad, _ in COMPARED] + [(q, c, good, "pass") for q, c, _, good in COMPARED])
 
 
 @pytest.mark.parametrize(("question", "contexts", "answer", "want"), VERDICTS)
@@ -209,3 +224,11 @@ def test_what_reads_as_courtesy(text: str, courtesy: bool) -> None:
     from guardrail.text import is_courtesy
 
     assert is_courtesy(text) is courtesy
+
+
+def test_the_evidence_names_the_reversed_comparison(evaluator: Evaluator) -> None:
+    q, c, bad, good = COMPARED[0]
+    f = evaluator.evaluate(q, c, bad).faithfulness
+    assert f is not None and "bigger than" in f.sentences[0].unsupported_terms
+    twin = evaluator.evaluate(q, c, good).faithfulness
+    assert twin is not None and twin.sentences[0].unsupported_terms == ()

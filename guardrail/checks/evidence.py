@@ -19,6 +19,7 @@ import numpy as np
 
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
 from guardrail.checks.claims import claim_names, claim_object, claim_subject, without_frame
+from guardrail.checks.lexicon import looks_verb
 from guardrail.checks.grounding import KnownNumbers, Quantity, coverage, quantities, unsupported_terms
 from guardrail.checks.pairing import PairScores, Refs, borrowed_polarity, denying_clause, negative, polar_negative
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
@@ -298,15 +299,17 @@ class EvidenceBasis:
                 if sum(1 for _, cq in parts if cq) < 2:
                     out.append((ws, r.subject, qs))
                     continue
+                last = r.subject  # the subject a clause without one says more of: the last one named before it
                 for c, cq in parts:
-                    if not cq:
-                        continue
                     first = c.split(maxsplit=1)[0]
-                    named = claim_subject(c) if first[:1].isupper() or first.lower() in _CLAUSE_DETERMINERS else None
+                    # a clause with no verb of its own ("and a 4,000 mAh battery") says more of that subject
+                    named = None if looks_verb(first) and not first[:1].isupper() else claim_subject(c)
                     if named is None and first[:1].isupper():  # "while Litware's rose 18%": the name it opens with
                         named = _LEADING_NAME.match(c).group()  # type: ignore[union-attr]
                     own = frozenset(content_stems(named)) if named else frozenset()
-                    out.append((frozenset(content_stems(c)) | (own or r.subject), own or r.subject, cq))
+                    last = own or last
+                    if cq:
+                        out.append((frozenset(content_stems(c)) | last, last, cq))
         return out
 
     @functools.cached_property
@@ -436,6 +439,57 @@ def bound_elsewhere(text: str, about: frozenset[str], basis: EvidenceBasis) -> t
         if holders and all(_bound_to_sibling(q, says, stated, h) for h in holders):
             out.append(q.phrase or q.written)
     return tuple(out)
+
+
+#: a comparison of two things a claim makes: "The Nova 8 has a bigger battery than the Nova 8 Pro."
+_COMPARISON = re.compile(
+    r"(?i)^(?P<a>[^,;:]{2,60}?)\s+(?:is|are|was|were|has|have|had|offers?|offered|guarantees?|guaranteed|receives?|"
+    r"received|gets?|got|provides?|provided|costs?|weighs?|lasts?|rose|fell|grew|earns?|earned|takes?|took)\b"
+    r"(?P<mid>[^,;:]{0,40}?)\b(?P<cmp>more|less|fewer|higher|lower|bigger|smaller|larger|greater|longer|shorter|"
+    r"cheaper|heavier|lighter|older|newer)\b(?P<what>[^,;:]{0,40}?)\bthan\s+(?P<b>[^,;:]{2,60}?)\s*(?:does|do|is|are|did|"
+    r"has|have)?[.!]?$")
+_GREATER = frozenset({"more", "higher", "bigger", "larger", "greater", "longer", "heavier", "older"})
+
+
+def _values_of(name: str, claim: frozenset[str], measure: frozenset[str], basis: EvidenceBasis) -> list[Quantity]:
+    """The quantities the contexts give ``name``: those of the clauses whose subject is it (exactly, or with words the
+    claim also says: "Contoso's" in a claim about shares is "Contoso's shares"); the clauses that name the measure
+    the claim compares (``measure``: "battery") when some do."""
+    own = frozenset(content_stems(name))
+    if not own:
+        return []
+    rows = basis.clause_quantities
+    exact = [(ws, qs) for ws, sw, qs in rows if sw == own]
+    near = exact or [(ws, qs) for ws, sw, qs in rows if own <= sw and sw - own <= claim]
+    about = [(ws, qs) for ws, qs in near if ws & measure] or near
+    return [q for _, qs in about for q in qs]
+
+
+def reversed_comparison(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
+    """A comparison the contexts' own values reverse: "The Nova 8 has a bigger battery than the Nova 8 Pro." where
+    the Nova 8's clause says 4,000 mAh and the Pro's 5,000 mAh; "Non-birth parents receive more paid leave than
+    birth parents." against 8 and 16 weeks. The model reads such a claim as it reads its faithful twin (0.56-0.73 for
+    both; round 27): the values decide, when each side has one value of a unit the other has too. Comparisons of
+    quality ("better", "faster") are left to the model."""
+    m = _COMPARISON.match(text.strip())
+    if m is None:
+        return ()
+    claim = frozenset(content_stems(text))
+    measure = frozenset(content_stems(f"{m.group('mid')} {m.group('what')}")) - frozenset(content_stems(m.group("a")))
+    a = _values_of(m.group("a"), claim, measure, basis)
+    b = _values_of(m.group("b"), claim, measure, basis)
+    units = {("$" if q.currency else q.unit) for q in a} & {("$" if q.currency else q.unit) for q in b} - {""}
+    if len(units) != 1:
+        return ()
+    unit = units.pop()
+    va = {q.value for q in a if ("$" if q.currency else q.unit) == unit}
+    vb = {q.value for q in b if ("$" if q.currency else q.unit) == unit}
+    if len(va) != 1 or len(vb) != 1 or va == vb:
+        return ()
+    greater = next(iter(va)) > next(iter(vb))
+    if greater != (m.group("cmp").lower() in _GREATER):
+        return (f"{m.group('cmp')} than",)
+    return ()
 
 
 #: a sentence whose subject is a pronoun: it says something of the subject named before it
@@ -573,6 +627,8 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         numbers = other_values(text, about, basis, subject) or bound_elsewhere(text, about, basis)
     if not numbers and item.answers and _HAS_NUMBER.search(text):
         numbers = answered_elsewhere(text, basis)
+    if not numbers and " than " in text:
+        numbers = reversed_comparison(text, basis)
     if item.restates:  # the question's own words given back as its answer
         numbers = (*numbers, item.text.strip().rstrip(".!"))
     terms = tuple(dict.fromkeys([*terms, *(n for n in numbers if n.replace(",", "").lstrip("$€£").rstrip("%")
