@@ -152,11 +152,13 @@ STREAM_SPANS = [
     ("What about webhooks?", HOOKS, "Webhooks.", "block"),
 ]
 
-VERDICTS = ([(q, c, bad, "block") for q, c, bad, _ in BOUND] + [(q, c, good, "pass") for q, c, _, good in BOUND]
-            + [(q, c, a, "pass") for q, c, a in READ_AS_BEFORE] + READINGS
-            + [(q, c, bad, "block") for q, c, bad, _ in SHAPES] + [(q, c, good, "pass") for q, c, _, good in SHAPES]
-            + STREAM_SPANS
-            + [(q, c, bad, "block") for q, c, bad, _ in COMPARED] + [(q, c, good, "pass") for q, c, _, good in COMPARED])
+def _twins(rows: list[tuple[str, list[str], str, str]]) -> list[tuple[str, list[str], str, str]]:
+    """(question, contexts, hallucination, twin) rows as verdict rows: the hallucination blocked, the twin passed."""
+    return [(q, c, bad, "block") for q, c, bad, _ in rows] + [(q, c, good, "pass") for q, c, _, good in rows]
+
+
+VERDICTS = (_twins(BOUND) + [(q, c, a, "pass") for q, c, a in READ_AS_BEFORE] + READINGS + _twins(SHAPES)
+            + STREAM_SPANS + _twins(COMPARED))
 
 
 @pytest.mark.parametrize(("question", "contexts", "answer", "want"), VERDICTS)

@@ -272,16 +272,21 @@ class EvidenceBasis:
         return [[r.subject_words for r in row] for row in self.sentences_read]
 
     @functools.cached_property
-    def sentence_quantities(self) -> list[tuple[frozenset[str], frozenset[str], list[Quantity]]]:
-        """Each context sentence that states a quantity: its words, its subject's words and its quantities (when a
-        claim has a number)."""
+    def read_quantities(self) -> list[tuple[SentenceRead, frozenset[str], list[Quantity]]]:
+        """Each context sentence that states a quantity, read once per request (when a claim has a number): how the
+        rules read it, its words and its quantities."""
         out = []
         for row, wss in zip(self.sentences_read, self.index.sentence_words):
             for r, ws in zip(row, wss):
                 qs = quantities(r.text, ones=True)
                 if qs:
-                    out.append((ws, r.subject, qs))
+                    out.append((r, ws, qs))
         return out
+
+    @functools.cached_property
+    def sentence_quantities(self) -> list[tuple[frozenset[str], frozenset[str], list[Quantity]]]:
+        """Each context sentence that states a quantity: its words, its subject's words and its quantities."""
+        return [(ws, r.subject, qs) for r, ws, qs in self.read_quantities]
 
     @functools.cached_property
     def clause_quantities(self) -> list[tuple[frozenset[str], frozenset[str], list[Quantity]]]:
@@ -289,27 +294,23 @@ class EvidenceBasis:
         Enterprise plan guarantees 99.95% monthly uptime; the Standard plan guarantees 99.9%." is two rows, each with
         its own subject (a clause that names none has the sentence's)."""
         out = []
-        for row, wss in zip(self.sentences_read, self.index.sentence_words):
-            for r, ws in zip(row, wss):
-                qs = quantities(r.text, ones=True)
-                if not qs:
-                    continue
-                parts = [(c, quantities(c, ones=True)) for c in _CLAUSES.split(r.text) if c] \
-                    if _CLAUSES.search(r.text) else []
-                if sum(1 for _, cq in parts if cq) < 2:
-                    out.append((ws, r.subject, qs))
-                    continue
-                last = r.subject  # the subject a clause without one says more of: the last one named before it
-                for c, cq in parts:
-                    first = c.split(maxsplit=1)[0]
-                    # a clause with no verb of its own ("and a 4,000 mAh battery") says more of that subject
-                    named = None if looks_verb(first) and not first[:1].isupper() else claim_subject(c)
-                    if named is None and first[:1].isupper():  # "while Litware's rose 18%": the name it opens with
-                        named = _LEADING_NAME.match(c).group()  # type: ignore[union-attr]
-                    own = frozenset(content_stems(named)) if named else frozenset()
-                    last = own or last
-                    if cq:
-                        out.append((frozenset(content_stems(c)) | last, last, cq))
+        for r, ws, qs in self.read_quantities:
+            parts = [(c, quantities(c, ones=True)) for c in _CLAUSES.split(r.text) if c] \
+                if _CLAUSES.search(r.text) else []
+            if sum(1 for _, cq in parts if cq) < 2:
+                out.append((ws, r.subject, qs))
+                continue
+            last = r.subject  # the subject a clause without one says more of: the last one named before it
+            for c, cq in parts:
+                first = c.split(maxsplit=1)[0]
+                # a clause with no verb of its own ("and a 4,000 mAh battery") says more of that subject
+                named = None if looks_verb(first) and not first[:1].isupper() else claim_subject(c)
+                if named is None and first[:1].isupper():  # "while Litware's rose 18%": the name it opens with
+                    named = _LEADING_NAME.match(c).group()  # type: ignore[union-attr]
+                own = frozenset(content_stems(named)) if named else frozenset()
+                last = own or last
+                if cq:
+                    out.append((frozenset(content_stems(c)) | last, last, cq))
         return out
 
     @functools.cached_property
@@ -433,8 +434,7 @@ def bound_elsewhere(text: str, about: frozenset[str], basis: EvidenceBasis) -> t
         says = _said(mine) - _said(q.phrase or q.written)
         if not says:
             continue
-        holders = [r for row in basis.sentences_read for r in row
-                   if any(q.stands_for(k) for k in quantities(r.text, ones=True))]
+        holders = [r for r, _, ks in basis.read_quantities if any(q.stands_for(k) for k in ks)]
         stated = quantities(mine, ones=True)
         if holders and all(_bound_to_sibling(q, says, stated, h) for h in holders):
             out.append(q.phrase or q.written)
