@@ -324,3 +324,32 @@ def test_meaning_shifts_change_one_word_the_premise_does_not_allow() -> None:
     assert causes and all(" because " in p.hypothesis or " since " in p.hypothesis or "which is why" in p.hypothesis
                           or "as a result" in p.hypothesis for p in causes)
     assert {p.label for p in by_kind["shift_keep"]} == {0}
+
+
+def test_int8_selection_reads_the_quantized_copy(corpus: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """With ``select_on: "int8"`` every evaluation also reads a dynamic-int8 copy; a checkpoint whose int8 copy
+    drifts past ``int8_max_drift`` is never kept as best, and the model itself is left unquantized."""
+    base = build_tiny_nli(tmp_path / "base", dict(enumerate(LABELS)), export=False)
+    config = _tiny_run_config(tmp_path, base, corpus)
+    raw = json.loads(config.read_text())
+    config.write_text(json.dumps({**raw, "select_on": "int8", "int8_max_drift": 0.0}))
+    out = tmp_path / "run"
+    assert main(["train", "--config", str(config), "--out", str(out), "--max-steps", "8"]) == 0
+    history = json.loads((out / "metrics.json").read_text())["history"]
+    assert len(history) == 2
+    for metrics in history:
+        assert 0.0 <= metrics["int8_entailment_auroc"] <= 1.0
+        assert metrics["int8_drift_p99"] > 0.0  # int8 moves a random tiny model's outputs
+    # no evaluation met a drift bound of 0: "best" was never written, "last" was
+    assert not (out / "best").exists() and (out / "last").exists()
+    state = json.loads((out / "last" / "training_state.json").read_text())
+    assert state["config"]["select_on"] == "int8"
+    from transformers import AutoModelForSequenceClassification
+
+    model = AutoModelForSequenceClassification.from_pretrained(out / "last")
+    assert all(type(m).__name__ == "Linear" for m in model.modules() if "Linear" in type(m).__name__)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**raw, "select_on": "int4"}))
+    assert main(["train", "--config", str(bad), "--out", str(tmp_path / "bad")]) == 2
+    assert 'select_on must be "fp32" or "int8"' in capsys.readouterr().err
