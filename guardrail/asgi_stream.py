@@ -133,6 +133,7 @@ class SSEEvents:
         self.deltas = wire.DeltaReader(echo=echo, choices=choices)
         self.template: Any = None  # the last readable payload: the stop events take its shape
         self._peeked: tuple[wire.SSEEvent, Reading | UnreadableError] | None = None
+        self._done = False  # [DONE] was read: clients read nothing after it
 
     def quiet(self, ev: wire.SSEEvent) -> bool:
         """Read ``ev`` ahead of the gate: True when it holds no answer text, no reasoning trace and does not end the
@@ -155,11 +156,18 @@ class SSEEvents:
 
     def _read(self, ev: wire.SSEEvent) -> Reading:
         if ev.done:
+            self._done = True
             return Reading({}, True)
         if ev.empty:
             return Reading({})
         if ev.malformed is not None:
             raise UnreadableError(f"the stream sent an event that guardrail cannot read: {ev.malformed}")
+        if self._done:
+            raise UnreadableError("the stream sent an event after [DONE]: clients stop reading there, so what they show "
+                                  "is not the answer guardrail read")
+        unlike = wire.shown_alike(ev)
+        if unlike is not None:
+            raise UnreadableError(f"the stream sent an event that guardrail cannot read: {unlike}")
         try:
             deltas = self.deltas.read(ev.payload)
         except UnreadableError as exc:
@@ -168,6 +176,10 @@ class SSEEvents:
         texts: dict[int, str] = {}
         for d in deltas:
             texts[d.index] = texts.get(d.index, "") + d.text
+        if not ev.terminated and (any(texts.values()) or any(d.trace for d in deltas)):
+            raise UnreadableError("the stream ended inside an event that carries text (no blank line after it): "
+                                  "browsers and the OpenAI SDK drop such an event, so they would not show the answer "
+                                  "guardrail read")
         # an event whose tool-call arguments end inside a key, a held value or a number goes out with the answer's
         # end: what it carries is read only with a later event
         return Reading(texts, any(d.finish is not None for d in deltas) or self.deltas.holding,

@@ -21,7 +21,17 @@ from guardrail.checks.calibration import Calibrator, absent_share, sentence_feat
 from guardrail.checks.claims import claim_names, claim_object, claim_subject, without_frame
 from guardrail.checks.lexicon import looks_verb
 from guardrail.checks.grounding import KnownNumbers, Quantity, coverage, quantities, unsupported_terms
-from guardrail.checks.pairing import PairScores, Refs, borrowed_polarity, denying_clause, negative, polar_negative
+from guardrail.checks.pairing import (
+    PairScores,
+    Refs,
+    borrowed_polarity,
+    denying_clause,
+    exclusive_clause,
+    exclusive_support,
+    label_subject,
+    negative,
+    polar_negative,
+)
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
 from guardrail.text import Span, content_stems, stem, words
 
@@ -670,9 +680,14 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
             conflict is not None and bar is not None and conflict >= bar and conflict > entailment)
         score = min(score, entailment * (1.0 - max(contradiction or 0.0, conflict or 0.0))) if denied \
             else max(score, basis.threshold)
+    if score < basis.threshold and not numbers and exclusive_support(text, about or label_subject(text), basis.index) is not None:
+        # "The Nova 8 does not support wireless charging." beside "only the Pro supports wireless charging": the
+        # words settle what the model misses (entailment 0.09)
+        score = basis.threshold
     if numbers:  # a number no passage holds: the sentence fails whatever the model reads
         score = min(score, basis.threshold * RULE_CAP * entailment)
-    denial = denying_clause(text, about, basis.index) if about else None
+    denial = (denying_clause(text, about, basis.index) if about else None) or \
+        exclusive_clause(text, about or label_subject(text), basis.index)
     swapped = swapped_words(text, basis.index, lambda: basis.sentence_subjects) or other_words(
         text, about, basis, subject) or restricted_otherwise(text, about, basis, subject)
     if not swapped and text != item.text:  # as written: "Fabrikam ... announced that it will acquire Northwind ..."

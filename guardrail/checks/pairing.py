@@ -10,7 +10,7 @@ with the NLI model in rounds: round r reads the r-th premise of every sentence t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -321,6 +321,96 @@ def denying_clause(hypothesis: str, subject: frozenset[str], index: ContextIndex
                 if found is None and predicate and predicate <= claim_words:
                     found = Premise(c, part, said)
     return found
+
+
+#: a clause that grants its predicate to one holder alone: "only the Pro supports wireless charging", "phone support is
+#: available on the Enterprise plan only", "wireless charging is exclusive to the Pro" (the holder, and what it alone
+#: has or does)
+_EXCLUSIVE = (
+    re.compile(r"(?i)\b(?:only|solely|exclusively)\s+(?:the\s+|a\s+|an\s+)?(?P<holder>(?:[\w'.-]+\s+){0,3}?[\w'.-]+)\s+"
+               r"(?P<pred>(?:supports?|has|have|includes?|offers?|comes?\s+with|gets?|receives?|provides?|allows?|"
+               r"features?|qualif(?:y|ies)\s+for|(?:can|may)\s+\w+|(?:is|are)\s+(?:eligible|entitled|covered|included|"
+               r"allowed|permitted)(?:\s+(?:for|to))?)\b.*)"),
+    re.compile(r"(?i)^(?P<pred>.+?)\s+(?:is|are)\s+(?:available|offered|included|provided|supported)\s+(?:on|in|to|for|with)"
+               r"\s+(?:the\s+)?(?P<holder>(?:[\w'.-]+\s+){0,3}?[\w'.-]+)\s+(?:only|alone|exclusively)\b"),
+    re.compile(r"(?i)^(?P<pred>.+?)\s+(?:is|are)\s+(?:exclusive|unique|limited|restricted)\s+to\s+(?:the\s+)?"
+               r"(?P<holder>(?:[\w'.-]+\s+){0,3}?[\w'.-]+)\b"),
+)
+#: words of an exclusive clause's predicate that say nothing of what the holder alone has
+_EXCLUSIVE_GLUE = frozenset(content_stems("supports has have includes offers comes with gets receives provides allows "
+                                          "features qualifies for can may eligible entitled covered included allowed "
+                                          "permitted available offered supported exclusive unique limited restricted"))
+
+
+#: the label of a labelled statement ("Nova 8: ")
+_LABEL = re.compile(r"\s*([^:.!?]{1,60}):\s+(?=\S)")
+
+
+def label_subject(hypothesis: str) -> frozenset[str]:
+    """The subject of a labelled statement ("Nova 8: wireless charging.", how a table row reads): its label's words."""
+    m = _LABEL.match(hypothesis)
+    return frozenset(content_stems(m.group(1))) if m else frozenset()
+
+
+def _exclusives(index: ContextIndex) -> Iterator[tuple[Premise, frozenset[str], frozenset[str]]]:
+    """Each exclusive clause of the contexts (:data:`_EXCLUSIVE`): the clause, its holder's words, and the words of
+    what the holder alone has."""
+    for c, spans in enumerate(index.sentences):
+        text = index.contexts[c]
+        for span in spans:
+            if not re.search(r"(?i)\b(?:only|alone|solely|exclusive|exclusively|unique|limited|restricted)\b",
+                             span.of(text)):
+                continue
+            for part in clauses(text, span):
+                said = part.of(text).strip()
+                if polar_negative(said):
+                    continue
+                for pattern in _EXCLUSIVE:
+                    m = pattern.search(said)
+                    if m is None:
+                        continue
+                    holder = frozenset(content_stems(m.group("holder"))) - _EXCLUSIVE_GLUE
+                    predicate = frozenset(content_stems(m.group("pred"))) - _EXCLUSIVE_GLUE - holder
+                    if holder and predicate:
+                        yield Premise(c, part, said), holder, predicate
+
+
+def exclusive_support(hypothesis: str, subject: frozenset[str], index: ContextIndex) -> Premise | None:
+    """The exclusive clause that says a negative claim: "The Nova 8 does not support wireless charging." (a "No." to
+    "Does the Nova 8 support wireless charging?") beside "only the Pro supports wireless charging" (entailed at
+    0.09). The claim says nothing but its subject, a negation and the exclusive predicate; its subject is named in
+    the contexts and shares no word with the holder. None otherwise."""
+    unlabelled = _LABEL.sub("", hypothesis, count=1)  # "Nova 8: not wireless charging." joins no two clauses
+    if not subject or not subject <= index.vocabulary or not polar_negative(hypothesis) or \
+            _CONDITIONAL.search(hypothesis) or _JOINED.search(unlabelled):
+        return None
+    negations = frozenset(content_stems(" ".join(NEGATIONS)))
+    said = frozenset(content_stems(hypothesis)) - subject - negations - _EXCLUSIVE_GLUE - {"do", "doe", "did"}
+    for premise, holder, predicate in _exclusives(index):
+        if said == predicate and not holder & subject:
+            return premise
+    return None
+
+
+def exclusive_clause(hypothesis: str, subject: frozenset[str], index: ContextIndex) -> Premise | None:
+    """The clause of the contexts that grants what the claim says of its subject to another holder alone: "Both
+    models support 45 W wired charging, but only the Pro supports wireless charging." against "The Nova 8 supports
+    wireless charging." (entailed at 0.76: the model reads the Pro's clause as the Nova's), "Phone support is
+    available on the Enterprise plan only." against "Standard customers get phone support."
+
+    The claim is positive, says no "only" or "both" of its own, repeats every content word of the exclusive
+    predicate, names no word of the holder, and has a subject of its own that the contexts name (a paraphrase of the
+    holder, "the premium model", is not read as another holder). None otherwise."""
+    if not subject or polar_negative(hypothesis) or _CONDITIONAL.search(hypothesis) or \
+            re.search(r"(?i)\b(?:both|all|every|each|either|also|too|like)\b", hypothesis):
+        return None
+    if not subject <= index.vocabulary:
+        return None
+    claim_words = frozenset(content_stems(hypothesis))
+    for premise, holder, predicate in _exclusives(index):
+        if predicate <= claim_words and not holder & claim_words and not subject & holder:
+            return premise
+    return None
 
 
 #: where a sentence joins two clauses that may say opposite things of two subjects: ", but", ", while", ", whereas",

@@ -90,9 +90,11 @@ class TrainConfig:
     #: also evaluate a dynamic-int8 copy of the model at every evaluation (the shipped model runs int8): its
     #: held-out entailment AUROC ("int8_entailment_auroc") and how far its entailment probability moves from the
     #: model's ("int8_drift_p99", the 99th percentile over the held-out pairs). With "int8" the best checkpoint is
-    #: the one whose int8 copy ranks best, and a checkpoint whose drift exceeds ``int8_max_drift`` is never best.
+    #: the one whose int8 copy ranks best, and a checkpoint whose drift exceeds ``int8_max_drift`` is never best
+    #: (torch's dynamic int8 is cruder than onnxruntime's: it moves the shipped v3.4 by 0.30 at p99, held-out AUROC
+    #: 0.855 -> 0.848; the MPNet fine-tune int8 broke moved a contradiction by 0.47 on export's five pairs alone).
     select_on: str = "fp32"
-    int8_max_drift: float = 0.15
+    int8_max_drift: float = 0.45
 
     @classmethod
     def load(cls, path: Path) -> "TrainConfig":

@@ -33,7 +33,7 @@ a JSON string), an event is bounded in size, and a line that is not a field ever
 
 Modules (this package re-exports their public names, so ``from guardrail import wire; wire.read_answers`` works):
 :mod:`~guardrail.wire.body` (``loads``, ``Decoder``, ``sniff``, ``MAX_BODY_BYTES``), :mod:`~guardrail.wire.sse`
-(``SSEParser``, ``SSEEvent``, ``event_bytes``, ``DONE``), :mod:`~guardrail.wire.classify` (``Sniffer``,
+(``SSEParser``, ``SSEEvent``, ``event_bytes``, ``DONE``, ``shown_alike``), :mod:`~guardrail.wire.classify` (``Sniffer``,
 ``read_answers``, ``request_strings``), :mod:`~guardrail.wire.chat` (messages, field rules, the rewriting of
 answers), :mod:`~guardrail.wire.completions`, :mod:`~guardrail.wire.responses` (Responses objects and events),
 :mod:`~guardrail.wire.deltas` (stream deltas and the rewriting of stream events), :mod:`~guardrail.wire.fields`
@@ -48,7 +48,7 @@ from .chat import Answer, iter_texts, replace_answers
 from .classify import Sniffer, is_event_stream, read_answers, request_strings
 from .fields import MAX_CHOICES, is_atom
 from .deltas import ORIGIN_KEY, WITHHELD, Delta, DeltaReader, only_content, read_deltas, stop_events, with_text, withhold_error_messages
-from .sse import DONE, SSEEvent, SSEParser, event_bytes
+from .sse import DONE, SSEEvent, SSEParser, event_bytes, shown_alike
 
 __all__ = [
     "DONE",
@@ -62,6 +62,7 @@ __all__ = [
     "DeltaReader",
     "SSEEvent",
     "SSEParser",
+    "shown_alike",
     "Sniffer",
     "arguments_text",
     "check_charset",

@@ -300,7 +300,8 @@ def stop_events(template: Any, indices: list[int], texts: Mapping[int, str | Non
             events.append({"type": "response.output_text.delta", "delta": text})
         events.append({"type": "response.incomplete", "response": {"status": "incomplete",
                        "incomplete_details": {"reason": "content_filter"}}, "guardrail": info})
-        return b"".join(event_bytes(e) for e in events) + DONE
+        # named as the Responses API names its events: a client that listens by event type sees the stop too
+        return b"".join(b"event: " + e["type"].encode() + b"\n" + event_bytes(e) for e in events) + DONE
     first = (base.get("choices") or [{}])[0] if isinstance(base.get("choices"), list) else {}
     chat = not base or not isinstance(first, dict) or "text" not in first
     choices = []

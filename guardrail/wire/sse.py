@@ -10,6 +10,7 @@ would show such a client a data line the guard never read: the event is unreadab
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass
@@ -31,6 +32,11 @@ class SSEEvent:
     malformed: str | None = None
     #: no data at all (a comment, keep-alive, or a field such as ``retry:``)
     empty: bool = False
+    #: the event's type (its last ``event:`` line), None when it has none: a browser's ``onmessage`` sees only
+    #: events of no type or of type "message", and the OpenAI SDK reads ``thread.*`` events as no chat chunk
+    name: str | None = None
+    #: False for an event the stream ended inside (no blank line after it): browsers and the OpenAI SDK drop it
+    terminated: bool = True
 
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
@@ -63,6 +69,7 @@ class SSEParser:
         self._line_start = 0
         self._data: list[bytes] = []
         self._has_field = False
+        self._name: str | None = None
         self._bom_checked = False
         #: why a line of the event is not read the same way by every client (None: every line is)
         self._strange: str | None = None
@@ -111,8 +118,8 @@ class SSEParser:
             return []
         self._count()
         if not self._data and not self._has_field:
-            return [SSEEvent(raw, empty=True)]  # trailing bytes go out too: nothing is lost
-        return [self._dispatch(raw)]
+            return [SSEEvent(raw, empty=True, terminated=False)]  # trailing bytes go out too: nothing is lost
+        return [dataclasses.replace(self._dispatch(raw), terminated=False)]
 
     def _count(self) -> None:
         self.events += 1
@@ -134,6 +141,11 @@ class SSEParser:
             if _OTHER_BREAK.search(value) is not None and _smuggles(value):
                 self._strange = (f"a data line holds a line end to some clients ({_BREAK_NAMES}) before a data field, "
                                  "so they read a data line that guardrail does not")
+        elif name == b"event":
+            self._name = (value[1:] if value.startswith(b" ") else value).decode("utf-8", "replace")
+            if _OTHER_BREAK.search(line) is not None:
+                self._strange = (f"the event's event line holds a line end to some clients ({_BREAK_NAMES}), so they "
+                                 "may read a line that guardrail does not")
         elif name and name not in _FIELDS:
             # a browser ignores it, a lenient client may not (" data:", "Data:", a second BOM): not read the same way
             self._strange = ("a line of the event is not an SSE field (data, event, id, retry) or a comment, so "
@@ -146,19 +158,36 @@ class SSEParser:
 
     def _dispatch(self, raw: bytes) -> SSEEvent:
         data, self._data, self._has_field = self._data, [], False
+        name, self._name = self._name or None, None  # an empty event line resets the type (WHATWG)
         if self._strange is not None:
             reason, self._strange = self._strange, None
-            return SSEEvent(raw, malformed=reason)
+            return SSEEvent(raw, malformed=reason, name=name)
         if not data:
-            return SSEEvent(raw, empty=True)
+            return SSEEvent(raw, empty=True, name=name)
         joined = b"\n".join(data)
         if joined.strip() == b"[DONE]":
-            return SSEEvent(raw, done=True)
+            return SSEEvent(raw, done=True, name=name)
         try:
             payload = loads(joined)
         except UnreadableError as exc:
-            return SSEEvent(raw, malformed=str(exc))
-        return SSEEvent(raw, payload)
+            return SSEEvent(raw, malformed=str(exc), name=name)
+        return SSEEvent(raw, payload, name=name)
+
+
+def shown_alike(ev: SSEEvent) -> str | None:
+    """Why clients would not all show ``ev`` as part of the answer, None when they would: an event with a type other
+    than "message" is no message to a browser's ``onmessage`` (and a ``thread.*`` one no chat chunk to the OpenAI
+    SDK), while the SDK reads the others by their data; a Responses API event whose type is not its data's ``type``
+    is one thing to a client that listens by event type and another to one that reads the data. An error event
+    (``event: error`` with an ``error`` object) reads as an error to both."""
+    if ev.name in (None, "message") or not isinstance(ev.payload, dict):
+        return None
+    kind = ev.payload.get("type")
+    if kind == ev.name or ev.name == "error" and "error" in ev.payload:
+        return None
+    what = f"the data's type {kind!r}" if isinstance(kind, str) else "data that names no type"
+    return (f"an event of type {ev.name!r} carries {what}: clients that listen for messages or by event type do not "
+            "show it as the SDK does, so they would not read the answer guardrail checked")
 
 
 def _smuggles(value: bytes) -> bool:

@@ -1,0 +1,213 @@
+"""Block mode, session 14: what one holder alone has, said of another.
+
+"Both models support 45 W wired charging, but only the Pro supports wireless charging." against "The Nova 8 supports
+wireless charging." (or a "Yes." to "Does the Nova 8 support wireless charging?", or a table row "| Nova 8 | Yes |"):
+the model reads the Pro's clause as the Nova's and entails the claim at 0.76. An exclusive clause ("only X ...",
+"... is available on the X plan only", "... is exclusive to X") grants its predicate to its holder alone: a positive
+claim that repeats the whole predicate of another subject the contexts name, without naming the holder, is denied by
+that clause (``guardrail.checks.pairing.exclusive_clause``; the evidence shows it as contradicting). The other way
+round, "The Nova 8 does not support wireless charging." (a "No." to the same question) says nothing but what the
+clause implies of another subject, and the model misses it (entailment 0.09): the clause supports it
+(``exclusive_support``). A claim with a condition, "both", "also", or a paraphrase of the holder the contexts do not
+name is read as before.
+
+Streams whose events clients read otherwise than the guard did (attack round 28, all through the gateway):
+
+- an event with a type (``event: ping``, ``event: thread.message.delta``) carrying a chat chunk: a browser's
+  ``onmessage`` never sees it and the OpenAI SDK reads a ``thread.*`` one as no chat chunk, so "Gift cards can" +
+  (typed) "not" + " be returned." was checked as "cannot" and shown as "can";
+- a Responses API event whose ``event:`` type is not its data's ``type`` (an output_text delta by name, a reasoning
+  summary by data): a client that listens by event type showed a sentence the guard took for a reasoning trace;
+- an event after ``[DONE]`` ("Absolutely" [DONE] " not. ..."), or a last event the stream ends inside (no blank line
+  after it): clients stop at [DONE] and drop an unterminated event, so they showed "Absolutely" alone.
+
+Each is unreadable now (block mode: blocked with the reason); an ``event: message``, a Responses stream whose names
+match, an ``event: error`` error object and an unterminated ``[DONE]`` read as before. The stop events of a Responses
+stream carry their ``event:`` type.
+
+Real model, whole answer and word-by-word stream, and the gateway; each attack with its faithful twin."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import openai
+import pytest
+from block_mode import block_guard, both  # noqa: F401 - fixture
+from test_bypass import (CTX, Q, assert_blocked, assert_delivered, chat, chunk, dumps, evaluator, gw, post,  # noqa: F401
+                         responses_stream, script, sse, upstream, words_stream)
+
+from guardrail.checks.evaluator import Evaluator
+from guardrail.guard import Guard
+from guardrail.telemetry import Telemetry
+
+PHONES = ["The Nova 8 has a 6.1-inch display and a 4,000 mAh battery; the Nova 8 Pro has a 6.7-inch display and a "
+          "5,000 mAh battery. Both models support 45 W wired charging, but only the Pro supports wireless charging."]
+DESK = ["Priority 1 incidents receive a first response within 1 hour. Phone support is available on the Enterprise "
+        "plan only; Standard customers can open tickets by email or in the web portal."]
+LOUNGE = ["Gold members get two free checked bags and priority boarding. Lounge access is exclusive to Platinum "
+          "members. Silver members get priority boarding."]
+
+EXCLUSIVE = [
+    # (question, contexts, hallucination, its faithful twin)
+    ("Does the Nova 8 support wireless charging?", PHONES, "Yes.", "No."),
+    ("Does the Nova 8 support wireless charging?", PHONES, "Yes, the Nova 8 supports wireless charging.",
+     "No, the Nova 8 does not support wireless charging."),
+    ("Which phone has wireless charging?", PHONES, "The Nova 8 supports wireless charging.",
+     "The Nova 8 Pro supports wireless charging."),
+    ("Compare the two phones.", PHONES,
+     "| Model | Display | Wireless charging |\n|---|---|---|\n| Nova 8 | 6.1-inch | Yes |\n"
+     "| Nova 8 Pro | 6.7-inch | Yes |",
+     "| Model | Display | Wireless charging |\n|---|---|---|\n| Nova 8 | 6.1-inch | No |\n"
+     "| Nova 8 Pro | 6.7-inch | Yes |"),
+    ("Can I call support?", DESK, "Standard customers can get phone support.",
+     "Standard customers do not get phone support."),
+    ("Do Gold members get lounge access?", LOUNGE, "Yes, Gold members get lounge access.",
+     "No, Gold members do not get lounge access."),
+]
+
+READ_AS_BEFORE = [
+    # the holder itself, a claim about both, a claim with its own condition, a paraphrase of the holder
+    ("Which phone has wireless charging?", PHONES, "Only the Nova 8 Pro supports wireless charging.", "pass"),
+    ("Do both phones charge at 45 W?", PHONES, "Yes, both models support 45 W wired charging.", "pass"),
+    ("Can I call support?", DESK, "Enterprise customers can get phone support.", "pass"),
+    ("Who gets priority boarding?", LOUNGE, "Silver members get priority boarding.", "pass"),
+]
+
+
+def _twins(rows: list[tuple[str, list[str], str, str]]) -> list[tuple[str, list[str], str, str]]:
+    return [(q, c, bad, "block") for q, c, bad, _ in rows] + [(q, c, good, "pass") for q, c, _, good in rows]
+
+
+@pytest.mark.parametrize(("question", "contexts", "answer", "want"), _twins(EXCLUSIVE) + READ_AS_BEFORE)
+def test_the_verdict_whole_and_streamed(block_guard: Guard, question: str, contexts: list[str], answer: str,
+                                        want: str) -> None:
+    assert both(block_guard, question, contexts, answer) == (want, want), answer
+
+
+def test_the_evidence_shows_the_exclusive_clause(evaluator: Evaluator) -> None:
+    f = evaluator.evaluate("Which phone has wireless charging?", PHONES,
+                           "The Nova 8 supports wireless charging.").faithfulness
+    assert f is not None
+    (s,) = f.sentences
+    assert s.supported is False and s.sentence_role == "contradicts"
+    assert s.denied_by is not None and s.denied_by.text.startswith("only the Pro supports wireless charging")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_through_the_gateway(gw: tuple[str, Telemetry], stream: bool) -> None:
+    question, contexts, attack, twin = EXCLUSIVE[1]
+
+    def answer(text: str) -> str:
+        return script(sse(*words_stream(text)), ctype="text/event-stream") if stream else script(dumps(chat(text)))
+
+    assert_blocked(post(gw[0], answer(attack), question=question, contexts=contexts))
+    sid = answer(twin)
+    assert_delivered(post(gw[0], sid, question=question, contexts=contexts), sid)
+
+
+# --------------------------------------------------------------------------- streams read otherwise by clients
+GIFT_Q = "Can I return a gift card?"
+HIDDEN = ("Gift cards can", "not", " be returned.")  # checked with the middle piece, shown without it
+
+
+def _typed(name: str | None, payload: Any, end: bytes = b"\n\n") -> bytes:
+    data = b"data: " + json.dumps(payload).encode()
+    return (b"event: " + name.encode() + b"\n" if name else b"") + data + end
+
+
+def _hidden_word(name: str | None) -> list[bytes]:
+    first, middle, last = HIDDEN
+    return [_typed(None, chunk({"role": "assistant", "content": first})), _typed(name, chunk({"content": middle})),
+            _typed(None, chunk({"content": last})), _typed(None, chunk({}, finish="stop")), b"data: [DONE]\n\n"]
+
+
+def _stream(chunks: list[bytes]) -> str:
+    return script(chunks, ctype="text/event-stream")
+
+
+def _blocked_unreadable(r: httpx.Response, why: str) -> None:
+    assert_blocked(r)
+    assert "unreadable" in r.text and why in r.text, r.text[-600:]
+
+
+@pytest.mark.parametrize("name", ["ping", "thread.message.delta", "error", "response.output_text.delta"])
+def test_a_typed_event_is_no_message_to_every_client(gw: tuple[str, Telemetry], name: str) -> None:
+    r = post(gw[0], _stream(_hidden_word(name)), question=GIFT_Q)
+    _blocked_unreadable(r, f"an event of type {name!r}")
+    before_stop = r.text.rsplit("content_filter", 1)[0].rsplit("\n\n", 1)[0]
+    assert "be returned" not in before_stop, before_stop
+
+
+@pytest.mark.parametrize("name", [None, "message"])
+def test_an_event_every_client_reads_as_a_message(gw: tuple[str, Telemetry], name: str | None) -> None:
+    sid = _stream(_hidden_word(name))
+    assert_delivered(post(gw[0], sid, question=GIFT_Q), sid)
+
+
+def test_the_sdk_reads_a_typed_event_otherwise_and_the_stream_is_stopped(gw: tuple[str, Telemetry]) -> None:
+    client = openai.OpenAI(base_url=gw[0] + "/v1", api_key="k", max_retries=0)
+    shown, finish = "", []
+    for c in client.chat.completions.create(model="m", messages=[{"role": "user", "content": GIFT_Q}], stream=True,
+                                            extra_body={"contexts": CTX, "script": _stream(
+                                                _hidden_word("thread.message.delta"))}):
+        if c.choices:
+            shown += c.choices[0].delta.content or ""
+            finish += [c.choices[0].finish_reason] if c.choices[0].finish_reason else []
+    assert finish == ["content_filter"] and "be returned" not in shown, (shown, finish)
+
+
+def _responses(smuggled: str | None, name_of_smuggled: str) -> list[bytes]:
+    events = responses_stream("No, gift cards cannot be returned.")
+    out = [_typed(e["type"], e) for e in events]
+    if smuggled is not None:
+        extra = {"type": "response.reasoning_summary_text.delta", "item_id": "rs_1", "output_index": 1,
+                 "summary_index": 0, "delta": smuggled}
+        out.insert(len(out) - 3, _typed(name_of_smuggled, extra))
+    return out
+
+
+def test_a_responses_event_named_otherwise_than_its_type(gw: tuple[str, Telemetry]) -> None:
+    r = post(gw[0], _stream(_responses(" Gift cards can be returned within 30 days.", "response.output_text.delta")),
+             path="/v1/responses", question=GIFT_Q)
+    _blocked_unreadable(r, "carries the data's type 'response.reasoning_summary_text.delta'")
+    # the stop event is named too: a client that listens by event type sees it
+    assert "event: response.incomplete\ndata: " in r.text
+    # named as its data says, the reasoning summary is what the guard reads it as (a trace, not the answer)
+    sid = _stream(_responses(" Checking the policy.", "response.reasoning_summary_text.delta"))
+    assert_delivered(post(gw[0], sid, path="/v1/responses", question=GIFT_Q), sid)
+    sid = _stream(_responses(None, ""))
+    assert_delivered(post(gw[0], sid, path="/v1/responses", question=GIFT_Q), sid)
+
+
+def _truncated(after_done: bool) -> list[bytes]:
+    head = [_typed(None, chunk({"role": "assistant", "content": "Absolutely"}))]
+    tail = [_typed(None, chunk({"content": " not. Gift cards cannot be returned."}, finish="stop"),
+                   end=b"\n\n" if after_done else b"\n")]
+    return head + [b"data: [DONE]\n\n"] + tail if after_done else head + tail
+
+
+@pytest.mark.parametrize("after_done", [True, False])
+def test_text_clients_never_read_is_no_part_of_the_answer(gw: tuple[str, Telemetry], after_done: bool) -> None:
+    r = post(gw[0], _stream(_truncated(after_done)), question=GIFT_Q)
+    _blocked_unreadable(r, "after [DONE]" if after_done else "the stream ended inside an event")
+    # the same answer, well formed, and a stream whose [DONE] has no blank line after it, go out intact
+    whole = [_typed(None, chunk({"role": "assistant", "content": "Absolutely"})),
+             _typed(None, chunk({"content": " not. Gift cards cannot be returned."}, finish="stop"))]
+    for ending in (b"data: [DONE]\n\n", b"data: [DONE]\n", b"data: [DONE]"):
+        sid = _stream(whole + [ending])
+        assert_delivered(post(gw[0], sid, question=GIFT_Q), sid)
+
+
+def test_the_parser_keeps_the_event_type_and_whether_the_event_ended() -> None:
+    from guardrail.wire import SSEParser, shown_alike
+
+    p = SSEParser()
+    evs = p.feed(b"event: ping\ndata: {\"a\": 1}\n\ndata: {\"b\": 2}\n\nevent: x\nevent: \ndata: {}\n\ndata: {\"c\"")
+    assert [e.name for e in evs] == ["ping", None, None]  # the type resets after each event; an empty one clears it
+    assert all(e.terminated for e in evs)
+    (last,) = p.feed(b": 3}") + p.close()
+    assert last.payload == {"c": 3} and not last.terminated
+    assert shown_alike(evs[0]) is not None and shown_alike(evs[1]) is None
