@@ -117,11 +117,12 @@ def record(*, query: str | None = None, contexts: list[str] | None = None) -> bo
             "call record() before yielding the answer's text, e.g. retrieve before the streaming response starts")
     if query is not None:
         if not isinstance(query, str):
-            raise TypeError("guardrail.record(query=...) takes a string")
+            raise ConfigurationError(f"guardrail.record(query=...) takes a string, not {type(query).__name__}")
         rec.query = query
     if contexts is not None:
-        if isinstance(contexts, str) or not all(isinstance(c, str) for c in contexts):
-            raise TypeError("guardrail.record(contexts=...) takes a list of strings")
+        if not isinstance(contexts, (list, tuple)) or not all(isinstance(c, str) for c in contexts):
+            raise ConfigurationError("guardrail.record(contexts=...) takes a list of strings (the retrieved passages' "
+                                     f"text), not {type(contexts).__name__}")
         rec.contexts = list(contexts)
     return True
 

@@ -219,6 +219,20 @@ class ErrorAnswer(Sniff):
         await passthrough.start(self.start_msg)
         await passthrough.body(raw, more)
 
+    def _answer_to_the_app(self, body: Any) -> bool:
+        """An answer shape, or a body in which the app's own ``response_extractor`` finds answer text (``{"answer":
+        ...}`` under a 503 is read by the app's client as the answer it always reads)."""
+        if is_answer(body):
+            return True
+        custom = self.ex.mw.response_extractor
+        if custom is None:
+            return False
+        try:
+            text = custom(body)
+        except Exception:  # noqa: BLE001 - the app's extractor on an error body it was not written for: no answer
+            return False
+        return isinstance(text, str) and bool(text.strip())
+
     def _holds_answer(self, raw: bytes, encoding: str | None) -> bool:
         try:
             decoder = wire.Decoder(encoding)
@@ -227,7 +241,7 @@ class ErrorAnswer(Sniff):
             # over the limit: read (and refused) as an answer is; corrupt compressed data: an error, as sent
             return self.size > wire.MAX_BODY_BYTES
         try:
-            return wire.sniff(decoded[:64]) == "sse" or is_answer(wire.loads(decoded))
+            return wire.sniff(decoded[:64]) == "sse" or self._answer_to_the_app(wire.loads(decoded))
         except UnreadableError:
             # not JSON to the guard's reader: a proxy's page or plain text is an error, delivered as sent; a body
             # that a more lenient reader may take for an answer (an object or list, duplicate keys, a stray

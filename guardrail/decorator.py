@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import inspect
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from guardrail.errors import ConfigurationError, GuardrailBlocked
@@ -154,7 +154,8 @@ def guarded(
             def agen_wrapper(*args: Any, **kwargs: Any) -> AsyncGuardedIterator:
                 call = _Call(fn, q, c, args, kwargs)
                 agen = fn(*args, **kwargs)
-                return AsyncGuardedIterator(agen, _gate(guard, call, stop_marker), close=agen.aclose, on_verdict=on_verdict)
+                return AsyncGuardedIterator(_aplain(agen), _gate(guard, call, stop_marker), close=agen.aclose,
+                                            on_verdict=on_verdict)
             return agen_wrapper
 
         if inspect.isgeneratorfunction(fn):
@@ -162,7 +163,8 @@ def guarded(
             def gen_wrapper(*args: Any, **kwargs: Any) -> GuardedIterator:
                 call = _Call(fn, q, c, args, kwargs)
                 gen = fn(*args, **kwargs)
-                return GuardedIterator(gen, _gate(guard, call, stop_marker), close=gen.close, on_verdict=on_verdict)
+                return GuardedIterator(_plain(gen), _gate(guard, call, stop_marker), close=gen.close,
+                                       on_verdict=on_verdict)
             return gen_wrapper
 
         if inspect.iscoroutinefunction(fn):
@@ -171,9 +173,10 @@ def guarded(
                 call = _Call(fn, q, c, args, kwargs)
                 result = await fn(*args, **kwargs)
                 total = time.perf_counter() - call.start
-                verdict = await guard.acheck(call.question, call.contexts, _text(result, fn),
-                                             time_to_first_token=total, generation=total)
-                return _apply(guard, verdict, result, on_verdict)
+                text = _text(result, fn)
+                verdict = await guard.acheck(call.question, call.contexts, text, time_to_first_token=total,
+                                             generation=total)
+                return _apply(guard, verdict, text, on_verdict)
             return async_wrapper
 
         @functools.wraps(fn)
@@ -181,17 +184,33 @@ def guarded(
             call = _Call(fn, q, c, args, kwargs)
             result = fn(*args, **kwargs)
             total = time.perf_counter() - call.start
-            verdict = guard.check(call.question, call.contexts, _text(result, fn),
-                                  time_to_first_token=total, generation=total)
-            return _apply(guard, verdict, result, on_verdict)
+            text = _text(result, fn)
+            verdict = guard.check(call.question, call.contexts, text, time_to_first_token=total, generation=total)
+            return _apply(guard, verdict, text, on_verdict)
         return sync_wrapper
 
     return decorate
 
 
+def _as_written(text: str) -> str:
+    """A ``str`` subclass as its characters (a plain ``str``): the text checked is the text delivered, whatever the
+    subclass's ``__str__`` would show."""
+    return text if type(text) is str else str.__str__(text)
+
+
+def _plain(gen: Iterator[Any]) -> Iterator[Any]:
+    for chunk in gen:
+        yield _as_written(chunk) if isinstance(chunk, str) else chunk
+
+
+async def _aplain(agen: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    async for chunk in agen:
+        yield _as_written(chunk) if isinstance(chunk, str) else chunk
+
+
 def _text(result: Any, fn: Callable[..., Any]) -> str:
     if isinstance(result, str):
-        return result
+        return _as_written(result)
     raise ConfigurationError(
         f"{fn.__qualname__}() returned {type(result).__name__}; @guarded needs the answer text (str), "
         "or a generator of str chunks"

@@ -37,7 +37,7 @@ from typing import Any
 from uuid import UUID
 
 from guardrail import wire
-from guardrail.errors import GuardrailBlocked, MissingDependencyError, UnreadableError
+from guardrail.errors import ConfigurationError, GuardrailBlocked, MissingDependencyError, UnreadableError
 from guardrail.guard import Guard
 from guardrail.stream.release import AsyncGatedStream, GatedStream, Reading, ReleaseGate
 from guardrail.telemetry import Telemetry
@@ -48,6 +48,7 @@ try:
                                           CallbackManagerForChainRun)
     from langchain_core.runnables import Runnable, RunnableConfig
     from langchain_core.runnables.config import patch_config
+    from langchain_core.runnables.utils import AddableDict
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise MissingDependencyError("the LangChain integration needs: pip install 'rag-guardrail[langchain]'") from exc
 
@@ -55,9 +56,10 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 def _texts(docs: Any) -> list[str]:
     out = []
     for d in docs or []:
-        text = getattr(d, "page_content", d)
+        text = d.get("page_content") if isinstance(d, dict) else getattr(d, "page_content", d)
         if not isinstance(text, str):
-            raise TypeError(f"context documents must be Documents or strings, got {type(d).__name__}")
+            raise ConfigurationError(f"context documents must be Documents, {{\"page_content\": str}} dicts or strings, "
+                                     f"got {type(d).__name__}")
         out.append(text)
     return out
 
@@ -205,8 +207,9 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
     # ----------------------------------------------------------------- one answer
     def _parts(self, out: Any) -> tuple[str, list[str], str]:
         if not isinstance(out, dict) or self.answer_key not in out:
-            raise TypeError(f"the chain's output must be a dict with {self.answer_key!r} (and {self.context_key!r}); "
-                            f"got {type(out).__name__}: set answer_key/context_key to its keys")
+            raise ConfigurationError(f"the chain's output must be a dict with {self.answer_key!r} (and "
+                                     f"{self.context_key!r}); got {type(out).__name__}: set answer_key/context_key "
+                                     "to its keys")
         return str(out.get(self.question_key, "")), _texts(out.get(self.context_key)), out[self.answer_key]
 
     def _verdict(self, question: str, contexts: list[str], value: Any, total: float) -> Verdict:
@@ -263,6 +266,18 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
 
     def _stream(self, inputs: Iterator[ChainDict], run_manager: CallbackManagerForChainRun, config: RunnableConfig,
                 **kwargs: Any) -> Iterator[ChainDict]:
+        # AddableDict chunks, as LangChain's own dict streams are: a runnable after this one (``| itemgetter(...)``)
+        # and the run's output (``astream_events``' on_chain_end) are the chunks added up, not the last one alone
+        for chunk in self._stream_items(inputs, run_manager, config, **kwargs):
+            yield AddableDict(chunk)
+
+    async def _astream(self, inputs: AsyncIterator[ChainDict], run_manager: AsyncCallbackManagerForChainRun,
+                       config: RunnableConfig, **kwargs: Any) -> AsyncIterator[ChainDict]:
+        async for chunk in self._astream_items(inputs, run_manager, config, **kwargs):
+            yield AddableDict(chunk)
+
+    def _stream_items(self, inputs: Iterator[ChainDict], run_manager: CallbackManagerForChainRun,
+                      config: RunnableConfig, **kwargs: Any) -> Iterator[ChainDict]:
         input = next(inputs)
         if self.chain is None:
             yield self._invoke(input, run_manager, config)
@@ -280,8 +295,8 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
         yield from GatedStream(itertools.chain(head, items), gate, close=close)
         yield from feed.last(gate)
 
-    async def _astream(self, inputs: AsyncIterator[ChainDict], run_manager: AsyncCallbackManagerForChainRun,
-                       config: RunnableConfig, **kwargs: Any) -> AsyncIterator[ChainDict]:
+    async def _astream_items(self, inputs: AsyncIterator[ChainDict], run_manager: AsyncCallbackManagerForChainRun,
+                             config: RunnableConfig, **kwargs: Any) -> AsyncIterator[ChainDict]:
         input = await inputs.__anext__()
         if self.chain is None:
             yield await self._ainvoke(input, run_manager, config)
@@ -358,7 +373,8 @@ class _ChainFeed:
     def split(self, chunk: Any) -> list[ChainDict]:
         o = self.owner
         if not isinstance(chunk, dict):
-            raise TypeError(f"GuardedChain streams dict chunks (as create_retrieval_chain does), got {type(chunk).__name__}")
+            raise ConfigurationError(f"GuardedChain streams dict chunks (as create_retrieval_chain does), got "
+                                     f"{type(chunk).__name__}: guard a chain that returns {{question, context, answer}}")
         if o.question_key in chunk and isinstance(chunk[o.question_key], str):
             self.question = chunk[o.question_key]
         if o.context_key in chunk:
@@ -367,8 +383,8 @@ class _ChainFeed:
         out = [rest] if rest else []
         if o.answer_key in chunk:
             if self.contexts is None:
-                raise ValueError(f"the chain streamed {o.answer_key!r} before {o.context_key!r}: the guard needs the "
-                                 "documents first")
+                raise ConfigurationError(f"the chain streamed {o.answer_key!r} before {o.context_key!r}: the guard "
+                                         "needs the documents first")
             out.append({o.answer_key: chunk[o.answer_key]})
         return out
 

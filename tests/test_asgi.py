@@ -21,6 +21,7 @@ from starlette.websockets import WebSocket
 
 from guardrail.asgi import GuardrailMiddleware, record
 from guardrail.checks.evaluator import Evaluator
+from guardrail.errors import ConfigurationError
 from guardrail.guard import Guard
 from guardrail.policy import Policy
 from guardrail.scorers.nli import NLIScorer
@@ -220,7 +221,7 @@ def test_pass_through_routes_bodies_websockets_and_lifespan(evaluator: Evaluator
 
 def test_record_outside_a_request_is_a_no_op() -> None:
     assert record(query="q", contexts=["c"]) is False
-    with pytest.raises(TypeError, match="list of strings"):
+    with pytest.raises(ConfigurationError, match="list of strings"):
         import contextvars
 
         from guardrail.asgi import _current, _Recording

@@ -11,6 +11,18 @@ clause implies of another subject, and the model misses it (entailment 0.09): th
 (``exclusive_support``). A claim with a condition, "both", "also", or a paraphrase of the holder the contexts do not
 name is read as before.
 
+A word negated by a prefix: "Used items can be returned within 30 days." beside "... if they are unused" (0.81),
+"Unopened software cannot be returned." beside "Opened software cannot be returned." (0.75), "eligible" for
+"ineligible". A claim word whose prefixed (or unprefixed) form the contexts hold instead, in sentences of the claim's
+own polarity (counted without that word), is unsupported (``guardrail.checks.evidence.prefix_antonyms``); a claim of
+the other polarity that says nothing but the sentence's words ("Part-time employees are not eligible for the annual
+bonus." for "... are ineligible ...", entailed at 0.15) is supported (``prefix_antonym_support``).
+
+One member of a denied list: "The warranty covers drops." beside "The warranty does not cover damage caused by
+descaling neglect, drops or commercial use." (0.82; the rule that reads a denial in the claim's own words wanted the
+whole list, and a positive sentence about the warranty stopped it). A positive claim that names the clause's subject,
+its verb and one member is denied by the clause (``guardrail.checks.pairing.denied_member``).
+
 Streams whose events clients read otherwise than the guard did (attack round 28, all through the gateway):
 
 - an event with a type (``event: ping``, ``event: thread.message.delta``) carrying a chat chunk: a browser's
@@ -68,12 +80,43 @@ EXCLUSIVE = [
      "No, Gold members do not get lounge access."),
 ]
 
+SHOP = ["Items can be returned within 30 days of delivery if they are unused and in their original packaging. Opened "
+        "software cannot be returned."]
+STAFF = ["Part-time employees are ineligible for the annual bonus. Unpaid invoices are sent to collections after 60 "
+         "days."]
+ANTONYMS = [
+    # a word whose negation by prefix the contexts hold instead, in a claim of the sentence's own polarity
+    ("Can I return used items?", SHOP, "Used items can be returned within 30 days of delivery.",
+     "Used items cannot be returned."),
+    ("Can I return used items?", SHOP, "Yes.", "No."),
+    ("What can't I return?", SHOP, "Unopened software cannot be returned.", "Opened software cannot be returned."),
+    ("Do part-time employees get the annual bonus?", STAFF, "Part-time employees are eligible for the annual bonus.",
+     "Part-time employees are not eligible for the annual bonus."),
+    ("Are part-time employees eligible for the annual bonus?", STAFF, "Yes.", "No."),
+    ("What happens to invoices?", STAFF, "Paid invoices are sent to collections after 60 days.",
+     "Unpaid invoices are sent to collections after 60 days."),
+]
+
+SHIPPING = ["Standard shipping takes 3 to 5 business days. Standard shipping does not include tracking, insurance or "
+            "Saturday delivery. Express shipping includes tracking and insurance."]
+PROTECTION = ["The protection plan covers accidental damage and mechanical failure for two years. The plan does not "
+              "cover cosmetic damage, loss or theft."]
+MEMBERS = [
+    # one member of a list the contexts deny the subject, beside a sentence that says what the subject does have
+    ("Does standard shipping include insurance?", SHIPPING, "Yes, standard shipping includes insurance.",
+     "No, standard shipping does not include insurance."),
+    ("Does standard shipping include Saturday delivery?", SHIPPING, "Yes.", "No."),
+    ("Is theft covered?", PROTECTION, "The plan covers theft.", "The plan covers mechanical failure."),
+    ("Does the plan cover loss?", PROTECTION, "Yes.", "No."),
+]
+
 READ_AS_BEFORE = [
     # the holder itself, a claim about both, a claim with its own condition, a paraphrase of the holder
     ("Which phone has wireless charging?", PHONES, "Only the Nova 8 Pro supports wireless charging.", "pass"),
     ("Do both phones charge at 45 W?", PHONES, "Yes, both models support 45 W wired charging.", "pass"),
     ("Can I call support?", DESK, "Enterprise customers can get phone support.", "pass"),
     ("Who gets priority boarding?", LOUNGE, "Silver members get priority boarding.", "pass"),
+    ("Does express shipping include tracking?", SHIPPING, "Yes, express shipping includes tracking.", "pass"),
 ]
 
 
@@ -81,7 +124,8 @@ def _twins(rows: list[tuple[str, list[str], str, str]]) -> list[tuple[str, list[
     return [(q, c, bad, "block") for q, c, bad, _ in rows] + [(q, c, good, "pass") for q, c, _, good in rows]
 
 
-@pytest.mark.parametrize(("question", "contexts", "answer", "want"), _twins(EXCLUSIVE) + READ_AS_BEFORE)
+@pytest.mark.parametrize(("question", "contexts", "answer", "want"),
+                         _twins(EXCLUSIVE) + _twins(ANTONYMS) + _twins(MEMBERS) + READ_AS_BEFORE)
 def test_the_verdict_whole_and_streamed(block_guard: Guard, question: str, contexts: list[str], answer: str,
                                         want: str) -> None:
     assert both(block_guard, question, contexts, answer) == (want, want), answer
@@ -94,6 +138,15 @@ def test_the_evidence_shows_the_exclusive_clause(evaluator: Evaluator) -> None:
     (s,) = f.sentences
     assert s.supported is False and s.sentence_role == "contradicts"
     assert s.denied_by is not None and s.denied_by.text.startswith("only the Pro supports wireless charging")
+
+
+def test_the_evidence_names_the_word_negated_by_prefix(evaluator: Evaluator) -> None:
+    f = evaluator.evaluate(*ANTONYMS[0][:3]).faithfulness
+    assert f is not None and f.sentences[0].unsupported_terms == ("used",) and f.sentences[0].supported is False
+    # a claim the other way round, or in more words than the sentence's, is the model's to judge
+    more = evaluator.evaluate(ANTONYMS[3][0], STAFF, "Part-time employees are not eligible for the annual bonus, "
+                              "and they get a free lunch.").faithfulness
+    assert more is not None and more.sentences[0].supported is False
 
 
 @pytest.mark.parametrize("stream", [False, True])

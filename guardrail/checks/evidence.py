@@ -25,8 +25,10 @@ from guardrail.checks.pairing import (
     PairScores,
     Refs,
     borrowed_polarity,
+    denied_member,
     denying_clause,
     exclusive_clause,
+    NEGATIONS,
     exclusive_support,
     label_subject,
     negative,
@@ -249,6 +251,13 @@ class EvidenceBasis:
     def numbers(self) -> KnownNumbers:
         """The numbers the contexts and the question hold (read once, when a sentence has a number)."""
         return KnownNumbers([*self.contexts, self.question])
+
+    @functools.cached_property
+    def sentence_words_as_written(self) -> list[tuple[frozenset[str], str]]:
+        """Each context sentence's words as written (lower case, hyphens kept), and the sentence (read once, for
+        :func:`prefix_antonyms`)."""
+        return [(frozenset(w.lower() for w in words(span.of(self.index.contexts[c]))), span.of(self.index.contexts[c]))
+                for c, spans in enumerate(self.index.sentences) for span in spans]
 
     @functools.cached_property
     def sentences_read(self) -> list[list[SentenceRead]]:
@@ -565,6 +574,73 @@ def restricted_otherwise(text: str, about: frozenset[str], basis: EvidenceBasis,
     return (verb,) if allowed and stem(verb) not in allowed else ()
 
 
+#: a word negative by its prefix whose base the contexts may hold: "unused", "non-refundable", "unopened"
+_PREFIXED = re.compile(r"(?:un|non-?)(?P<base>[a-z]{2,}(?:ed|en|able|ible|id|ful|ive|al|ent|ant|ing)|paid|known|seen|"
+                       r"worn|sold|held|kept|told|done|read|met|set)")
+#: "in"/"im"/"il"/"ir" words that are the negation of their base (most words starting so are not: "install")
+_IN_NEGATED = frozenset("invalid ineligible inactive incomplete incorrect inaccessible insufficient inadequate "
+                        "inapplicable incompatible indirect inedible inexpensive informal insecure impossible improper "
+                        "imperfect impractical illegal illegible irregular irreversible irrevocable irrelevant "
+                        "irreplaceable".split())
+
+
+def prefix_antonyms(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
+    """Words of a claim whose negation by prefix the contexts hold instead, in sentences of the claim's own polarity:
+    "Used items can be returned within 30 days." beside "You may return items within 30 days ... provided they are
+    unused." (passed at 0.81), "Unopened software cannot be returned." beside "Opened software ... cannot be
+    returned." (0.75). A claim of the other polarity says the same as the sentence ("Used items cannot be returned.")
+    and is left to the model, as is a word the contexts also hold as written."""
+    claim = [w.lower() for w in words(text)]
+    held = basis.sentence_words_as_written
+    everywhere = frozenset().union(*(ws for ws, _ in held)) if held else frozenset()
+    out: list[str] = []
+    for w in dict.fromkeys(claim):
+        if w in everywhere or len(w) < 4:
+            continue
+        others = _antonyms(w)
+        # polarity apart from the word and its antonym ("ineligible" is a negation word of its own)
+        negative_claim = polar_negative(_without(text, w))
+        polarities = {polar_negative(_without(said, o)) for ws, said in held for o in others if o in ws}
+        if polarities == {negative_claim}:
+            out.append(w)
+    return tuple(out)
+
+
+def prefix_antonym_support(text: str, basis: EvidenceBasis) -> bool:
+    """The claim says a context sentence with one of its words negated by a negation instead of a prefix: "Part-time
+    employees are not eligible for the annual bonus." for "Part-time employees are ineligible for the annual bonus."
+    (entailed at 0.15), "Used items cannot be returned." for "Unused items can be returned." Every other content word
+    of the claim is the sentence's, and the two differ in polarity apart from that word."""
+    claim = [w.lower() for w in words(text)]
+    negations = frozenset(content_stems(" ".join(NEGATIONS)))
+    for ws, said in basis.sentence_words_as_written:
+        for w in dict.fromkeys(claim):
+            if w in ws or len(w) < 4:
+                continue
+            for o in (o for o in _antonyms(w) if o in ws):
+                rest = frozenset(content_stems(_without(text, w))) - negations - {"it"}
+                if rest and rest <= frozenset(content_stems(_without(said, o))) and \
+                        polar_negative(_without(text, w)) != polar_negative(_without(said, o)):
+                    return True
+    return False
+
+
+def _antonyms(word: str) -> list[str]:
+    """The word negated by a prefix ("used" -> "unused", "non-refundable" ...), or its base when it is so negated."""
+    out = [p + word for p in ("un", "non", "non-") if _PREFIXED.fullmatch(p + word)]
+    out += [p + word for p in ("in", "im", "il", "ir") if p + word in _IN_NEGATED]
+    m = _PREFIXED.fullmatch(word)
+    if m is not None:
+        out.append(m.group("base"))
+    if word in _IN_NEGATED:
+        out.append(word[2:])
+    return out
+
+
+def _without(text: str, word: str) -> str:
+    return re.sub(rf"(?i)(?<![\w-]){re.escape(word)}(?![\w-])", "it", text)
+
+
 #: contrast words a claim may use beside the context's others without a near copy: "Items must be unused." says what
 #: "Items can be returned ... if unused." does (modal and quantifier words count only in a near copy)
 _LOOSE = frozenset("may can might could must shall usually typically generally often normally mostly sometimes "
@@ -680,6 +756,10 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
             conflict is not None and bar is not None and conflict >= bar and conflict > entailment)
         score = min(score, entailment * (1.0 - max(contradiction or 0.0, conflict or 0.0))) if denied \
             else max(score, basis.threshold)
+    if score < basis.threshold and not numbers and prefix_antonym_support(text, basis):
+        # "Part-time employees are not eligible for ..." for "Part-time employees are ineligible for ...": the words
+        # settle what the model misses (entailment 0.15)
+        score = basis.threshold
     if score < basis.threshold and not numbers and exclusive_support(text, about or label_subject(text), basis.index) is not None:
         # "The Nova 8 does not support wireless charging." beside "only the Pro supports wireless charging": the
         # words settle what the model misses (entailment 0.09)
@@ -687,9 +767,9 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     if numbers:  # a number no passage holds: the sentence fails whatever the model reads
         score = min(score, basis.threshold * RULE_CAP * entailment)
     denial = (denying_clause(text, about, basis.index) if about else None) or \
-        exclusive_clause(text, about or label_subject(text), basis.index)
+        exclusive_clause(text, about or label_subject(text), basis.index) or denied_member(text, basis.index)
     swapped = swapped_words(text, basis.index, lambda: basis.sentence_subjects) or other_words(
-        text, about, basis, subject) or restricted_otherwise(text, about, basis, subject)
+        text, about, basis, subject) or restricted_otherwise(text, about, basis, subject) or prefix_antonyms(text, basis)
     if not swapped and text != item.text:  # as written: "Fabrikam ... announced that it will acquire Northwind ..."
         swapped = swapped_words(item.text, basis.index, lambda: basis.sentence_subjects)
     if swapped:  # a near copy of a context sentence with a word of its own swapped in
