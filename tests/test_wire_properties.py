@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import os
 from pathlib import Path
 from typing import Any
@@ -465,12 +466,18 @@ def whatwg_data(data: bytes) -> list[str]:
 
 def sse_events(lines: list[str]) -> list[str]:
     """The data of each event dispatched from complete lines (the WHATWG field rules)."""
-    events, buf = [], ""
+    return [data for _, data in typed_sse_events(lines)]
+
+
+def typed_sse_events(lines: list[str]) -> list[tuple[str, str]]:
+    """(type, data) of each event dispatched from complete lines: the type is the last ``event:`` line's value,
+    "message" when it has none or an empty one (what ``onmessage`` receives)."""
+    events, buf, kind = [], "", ""
     for line in lines:
         if line == "":
             if buf:
-                events.append(buf[:-1])
-            buf = ""
+                events.append((kind or "message", buf[:-1]))
+            buf, kind = "", ""
             continue
         if line.startswith(":"):
             continue
@@ -479,6 +486,8 @@ def sse_events(lines: list[str]) -> list[str]:
             value = value[1:]
         if name == "data":
             buf += value + "\n"
+        elif name == "event":
+            kind = value
     return events
 
 
@@ -495,7 +504,8 @@ def spelled_streams(draw: st.DrawFn) -> bytes:
             field = draw(st.sampled_from([b"data:", b"data: ", b"data: ", b" data: ", b"Data: ", b"data :", b"\xef\xbb\xbfdata: "]))
             out.append(field + line.encode() + draw(ends))
         if draw(st.booleans()):
-            out.append(draw(st.sampled_from([b": keep-alive", b"event: message", b"id: 7", b"retry: 100", b"data"]))
+            out.append(draw(st.sampled_from([b": keep-alive", b"event: message", b"id: 7", b"retry: 100", b"data",
+                                             b"event: ping", b"event: response.output_text.delta", b"event:"]))
                        + draw(ends))
         out.append(draw(ends))
     if draw(st.booleans()):
@@ -510,14 +520,21 @@ def test_sse_events_are_read_as_browsers_read_them(data: bytes, cuts: list[int])
     if any(e.malformed for e in events):
         return  # unreadable: the stream is stopped (or blocked) there, nothing after it is delivered
     ours = [e for e in events if not e.empty]
-    theirs = whatwg_data(data)
-    # what a browser dispatches is exactly what the guard read (the guard also reads an event cut off at the end)
+    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    typed = typed_sse_events(re.split(r"\r\n|\r|\n", text)[:-1])
+    theirs = [d for _, d in typed]
+    # what a browser dispatches is exactly what the guard read (the guard also reads an event cut off at the end,
+    # marked as such: the stream is unreadable if it carries text)
     assert len(ours) in (len(theirs), len(theirs) + 1), (data, ours, theirs)
-    for mine, browser in zip(ours, theirs):
+    assert all(e.terminated for e in ours[: len(theirs)]) and all(not e.terminated for e in ours[len(theirs):])
+    for mine, browser, (kind, _) in zip(ours, theirs, typed):
+        assert (mine.name or "message") == kind
         if mine.done:
             assert browser.strip() == "[DONE]"
         else:
             assert mine.payload == json.loads(browser)
+            # an event onmessage does not receive, unless named as its data's type, is refused
+            assert (wire.shown_alike(mine) is None) == (kind == "message" or kind == mine.payload.get("type")), data
 
 
 # --------------------------------------------------------------------------- SSE as line-splitting clients read it

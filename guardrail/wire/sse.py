@@ -107,10 +107,14 @@ class SSEParser:
         buf = self._buf
         if not self._bom_checked:
             self._skip_bom()
+        ended = False  # a CR at the very end ends its line (it waited for a possible LF): a blank one ends the event
         if self._line_start < len(buf):
-            line = bytes(buf[self._line_start :]).rstrip(b"\r")
+            rest = bytes(buf[self._line_start :])
+            line = rest.rstrip(b"\r")
             if line:
                 self._field(line)
+            else:
+                ended = rest == b"\r"
         raw = bytes(buf)
         self._buf = bytearray()
         self._line_start = self._scan = 0
@@ -118,8 +122,8 @@ class SSEParser:
             return []
         self._count()
         if not self._data and not self._has_field:
-            return [SSEEvent(raw, empty=True, terminated=False)]  # trailing bytes go out too: nothing is lost
-        return [dataclasses.replace(self._dispatch(raw), terminated=False)]
+            return [SSEEvent(raw, empty=True, terminated=ended)]  # trailing bytes go out too: nothing is lost
+        return [dataclasses.replace(self._dispatch(raw), terminated=ended)]
 
     def _count(self) -> None:
         self.events += 1
