@@ -205,6 +205,12 @@ def request_contexts(body: dict[str, Any]) -> tuple[list[str] | None, str | None
         return None, f"'{key}' must be a list of strings (or objects with 'text'), got {type(raw).__name__}"
     contexts: list[str] = []
     for i, item in enumerate(raw):
+        if isinstance(item, dict):
+            holders = [f for f in (*CONTEXT_TEXT_FIELDS, "node") if item.get(f) is not None]
+            if len(holders) > 1:
+                # which one is the chunk? Reading one would judge the answer against text the caller may not mean
+                return None, (f"{key}[{i}] has its text in more than one field ({', '.join(repr(f) for f in holders)}):"
+                              " give each chunk's text in exactly one of 'text', 'content', 'page_content' or 'node'")
         if isinstance(item, dict) and isinstance(item.get("node"), dict) and not any(f in item for f in CONTEXT_TEXT_FIELDS):
             item = item["node"]
         text = item if isinstance(item, str) else next(

@@ -664,7 +664,10 @@ def offer_topics(text: str) -> list[str] | None:
         return None
     pointer = _POINTER.fullmatch(t)
     if pointer is not None:  # "See our returns page.", "Source: Return policy", "See https://... for details."
-        return _pointed_at(pointer.group("topic"))
+        topics = _pointed_at(pointer.group("topic"))
+        if topics is not None and re.match(r"(?i)(?:sources?|references?)\s*:", t):
+            return []  # a source's name ("Source: Return policy", a reference definition's title) claims nothing
+        return topics
     formula = False
     topics: list[str] = []
     for clause in re.split(r"\s*[,;]\s*|\s+and\s+", t):

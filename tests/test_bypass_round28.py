@@ -23,6 +23,10 @@ descaling neglect, drops or commercial use." (0.82; the rule that reads a denial
 whole list, and a positive sentence about the warranty stopped it). A positive claim that names the clause's subject,
 its verb and one member is denied by the clause (``guardrail.checks.pairing.denied_member``).
 
+A count in one number word: "Marilyn Horne has won five Grammys." beside "She has won four Grammy Awards." (0.37). A
+single number word is unsupported when the contexts count the same thing (the same counted noun) otherwise and never
+so (``KnownNumbers``; alone, "two plans" may count what the contexts list by name, and stays the model's).
+
 Streams whose events clients read otherwise than the guard did (attack round 28, all through the gateway):
 
 - an event with a type (``event: ping``, ``event: thread.message.delta``) carrying a chat chunk: a browser's
@@ -110,6 +114,16 @@ MEMBERS = [
     ("Does the plan cover loss?", PROTECTION, "Yes.", "No."),
 ]
 
+AWARDS = ["Marilyn Horne studied under Vennard at the University of Southern California. She has won four Grammy "
+          "Awards. The plan has three tiers: Basic, Plus and Pro."]
+COUNTS = [
+    # a count in one number word where the contexts count the same thing otherwise (the number rule read only
+    # figures and compound number words: "five" passed at 0.37)
+    ("How many Grammy Awards has Marilyn Horne won?", AWARDS, "Marilyn Horne has won five Grammys.",
+     "Marilyn Horne has won four Grammys."),
+    ("How many tiers does the plan have?", AWARDS, "The plan has two tiers.", "The plan has three tiers."),
+]
+
 READ_AS_BEFORE = [
     # the holder itself, a claim about both, a claim with its own condition, a paraphrase of the holder
     ("Which phone has wireless charging?", PHONES, "Only the Nova 8 Pro supports wireless charging.", "pass"),
@@ -125,7 +139,7 @@ def _twins(rows: list[tuple[str, list[str], str, str]]) -> list[tuple[str, list[
 
 
 @pytest.mark.parametrize(("question", "contexts", "answer", "want"),
-                         _twins(EXCLUSIVE) + _twins(ANTONYMS) + _twins(MEMBERS) + READ_AS_BEFORE)
+                         _twins(EXCLUSIVE) + _twins(ANTONYMS) + _twins(MEMBERS) + _twins(COUNTS) + READ_AS_BEFORE)
 def test_the_verdict_whole_and_streamed(block_guard: Guard, question: str, contexts: list[str], answer: str,
                                         want: str) -> None:
     assert both(block_guard, question, contexts, answer) == (want, want), answer
@@ -138,6 +152,17 @@ def test_the_evidence_shows_the_exclusive_clause(evaluator: Evaluator) -> None:
     (s,) = f.sentences
     assert s.supported is False and s.sentence_role == "contradicts"
     assert s.denied_by is not None and s.denied_by.text.startswith("only the Pro supports wireless charging")
+
+
+def test_a_single_number_word_counts_only_against_the_same_thing_counted() -> None:
+    from guardrail.checks.grounding import KnownNumbers
+
+    known = KnownNumbers(["She has won four Grammy Awards. Refunds take 5 days. Shipping takes 2 weeks.", "q"])
+    assert known.unsupported("She has won five Grammys.") == ("five Grammys",)
+    assert known.unsupported("She has won four Grammys.") == ()
+    assert known.unsupported("Refunds take five days.") == ()  # the figure, spelled out
+    assert known.unsupported("Shipping takes fourteen days.") == ()  # a conversion of what they count
+    assert known.unsupported("There are two plans.") == ()  # nothing counts plans: the model's
 
 
 def test_the_evidence_names_the_word_negated_by_prefix(evaluator: Evaluator) -> None:
@@ -264,3 +289,70 @@ def test_the_parser_keeps_the_event_type_and_whether_the_event_ended() -> None:
     (last,) = p.feed(b": 3}") + p.close()
     assert last.payload == {"c": 3} and not last.terminated
     assert shown_alike(evs[0]) is not None and shown_alike(evs[1]) is None
+
+
+# --------------------------------------------------------------------------- text a reader sees (round 28c)
+GIFT = ["Gift cards and final-sale items cannot be returned. Other items can be returned within 30 days of delivery "
+        "with a receipt."]
+SHOWN = [
+    # (question, hallucination as a reader sees it, its faithful twin in the same markup)
+    # attribute text a browser shows as a tooltip at most: judged without it too
+    ("Can gift cards be returned?", 'Gift cards [can](https://a.com "not") be returned.',
+     'Gift cards [cannot](https://a.com "policy") be returned.'),
+    ("Can gift cards be returned?", 'Gift cards <span title="not">can</span> be returned.',
+     'Gift cards <span title="policy">cannot</span> be returned.'),
+    ("Can gift cards be returned?", 'Gift cards can<span aria-label="not"></span> be returned.',
+     'Gift cards cannot<span aria-label="policy"></span> be returned.'),
+    ("Can gift cards be returned?", 'Gift cards can<span data-note="no, they cannot"></span> be returned.',
+     'Gift cards cannot<span data-note="see policy"></span> be returned.'),
+    # content a renderer does not show
+    ("Can gift cards be returned?", "Gift cards can<progress>not</progress> be returned.",
+     "Gift cards cannot be returned<progress>.</progress>"),
+    ("Can gift cards be returned?", "Gift cards can<meter>not</meter> be returned.",
+     "Gift cards cannot be returned.<meter></meter>"),
+    ("Can gift cards be returned?", "Gift cards can<math><mphantom>not</mphantom></math> be returned.",
+     "Gift cards cannot<math><mphantom></mphantom></math> be returned."),
+    ("Can gift cards be returned?", "Gift cards can$\\phantom{not}$ be returned.",
+     "Gift cards cannot be returned$\\phantom{.}$."),
+    # strikes GitHub's renderer makes and markdown-it does not
+    ("Can gift cards be returned?", "Gift cards can~not~ be returned.", "Gift cards ~can~ cannot be returned."),
+    ("Can gift cards be returned?", "Gift cards can~~not\nbe~~ returned within 30 days.",
+     "Gift cards cannot be returned."),
+    # letters of Cherokee, Lisu and Armenian drawn like Latin ones
+    ("Can gift cards be returned?", "Gift cards \u13dfan be returned within 30 days.",
+     "Gift cards \u13dfannot be returned."),
+    ("Can gift cards be returned?", "Gift cards \ua4daan be returned within 30 days.",
+     "Gift cards \ua4daannot be returned."),
+    ("Can gift cards be returned?", "Gift cards ca\u0578 be returned within 30 days.",
+     "Gift cards ca\u0578not be returned."),
+    # a bulleted "label: yes" is the yes it says, as without the bullet
+    ("Can gift cards be returned?", "- Gift cards: yes", "- Gift cards: no"),
+    ("Can gift cards be returned?", "- Gift cards \u2705", "- Gift cards \u274c"),
+    ("What can I return?", "- Gift cards: yes", "- Other items: yes"),
+    ("Can gift cards be returned?", "- Gift cards: yes, within 30 days", "- Gift cards: no, never"),
+    ("What can I return?", "- Gift cards: yes, within 30 days", "- Other items: yes, within 30 days"),
+    ("What can I return?", "You can return gift cards.", "You can return other items within 30 days."),
+    # a source's name claims nothing: a reference definition's title, a footnote that names a page
+    ("Can gift cards be returned?", 'Gift cards [can][1] be returned.\n\n[1]: https://example.com/r "Return policy"',
+     'Gift cards [cannot][1] be returned.\n\n[1]: https://example.com/r "Return policy"'),
+    ("Can gift cards be returned?", "Gift cards can be returned.[^1]\n\n[^1]: Return policy.",
+     "No, gift cards cannot be returned.[^1]\n\n[^1]: Return policy."),
+    ("Can gift cards be returned?", "No, gift cards cannot be returned.[^1]\n\n[^1]: Gift cards can be returned "
+     "within 30 days.", "No, gift cards cannot be returned.[^1]\n\n[^1]: Returns policy."),
+]
+
+
+@pytest.mark.parametrize(("question", "attack", "twin"), SHOWN)
+def test_text_as_a_reader_sees_it(block_guard: Guard, question: str, attack: str, twin: str) -> None:
+    assert both(block_guard, question, GIFT, attack) == ("block", "block"), attack
+    assert both(block_guard, question, GIFT, twin) == ("pass", "pass"), twin
+
+
+def test_a_context_chunk_with_its_text_in_two_fields_is_refused(gw: tuple[str, Telemetry]) -> None:
+    sid = script(dumps(chat("No, gift cards cannot be returned.")))
+    for chunk_ in ({"page_content": GIFT[0], "text": "Gift cards can be returned within 30 days."},
+                   {"content": GIFT[0], "text": "x"}, {"node": {"text": GIFT[0]}, "text": "x"}):
+        r = post(gw[0], sid, question="Can gift cards be returned?", contexts=[chunk_])  # type: ignore[list-item]
+        assert r.status_code == 400 and "more than one field" in r.json()["error"]["message"], r.text
+    r = post(gw[0], sid, question="Can gift cards be returned?", contexts=[{"page_content": GIFT[0], "metadata": {}}])
+    assert_delivered(r, sid)

@@ -105,7 +105,7 @@ HIDDEN = {
     "image destination": ("![a chart](https://example.com/chart.png) here", "a chart here"),
     "reference link and its definition": ("See [docs][1].\n\n[1]: https://example.com/returns\n",
                                           "See docs.\n\n\n"),
-    "definition title is kept": ('See [docs][1].\n\n[1]: https://example.com/r "Returns"', "See docs.\n\nReturns"),
+    "definition title is kept": ('See [docs][1].\n\n[1]: https://example.com/r "Returns"', "See docs.\n\nSource: Returns"),
     "reference label case": ("See [docs][Ref].\n\n[REF]: https://example.com/r", "See docs.\n\n"),
     "link after an inline tag": ("<b>Note</b>: see [docs](https://example.com/returns).", "Note: see docs."),
     "href attribute": ('<a href="https://example.com/returns">docs</a> ok', "docs ok"),

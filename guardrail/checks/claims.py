@@ -59,7 +59,7 @@ from guardrail.checks.lexicon import (
     looks_verb,
     tokenize,
 )
-from guardrail.text import is_answer_fragment, is_claim, is_refusal, split_sentences
+from guardrail.text import content_stems, is_answer_fragment, is_claim, is_refusal, split_sentences
 
 __all__ = ["AnswerClaim", "answer_claim", "conjunct_statements", "polarity", "yes_no_answer", "yes_no_statement",
            "wh_statement"]
@@ -637,6 +637,16 @@ _LABEL_PREDICATE = re.compile(r"(?i)^(?P<noun>.+?)\s+(?P<pred>[a-z]+(?:able|ible
                               r"included|excluded|accepted|available|required|refundable|free)$")
 
 
+def _yes_no_of_label(question: str, label: str, value: bool) -> str | None:
+    """"- Gift cards: yes" to "Can gift cards be returned?": the label names what the question asks about, and the
+    value answers it (as "Gift cards: yes" without the bullet reads): the question's yes or no statement."""
+    claim = answer_claim(question, "Yes." if value else "No.")
+    said = set(content_stems(label))
+    if claim is None or claim.kind != "yes/no" or not said or not said <= set(content_stems(question)):
+        return None
+    return claim.statement
+
+
 def label_reply(question: str, sentence: str) -> str | None:
     """The statement of a "label: yes" (or "no") line: a yes/no said of the label. Under a question that asks which
     things something holds of, the label is such a thing ("What can I return?" + "- Gift cards: yes" -> "You can
@@ -648,7 +658,10 @@ def label_reply(question: str, sentence: str) -> str | None:
         return None
     value, rest = polarity(m.group("value"))
     label = m.group("label").strip().strip("*_").strip()
-    if value is None or rest.strip(" .!*_") or not label or len(tokenize(label)) > 8 or polarity(label)[0] is not None:
+    extra = rest.strip(" .!*_,;:")
+    if value is None or not label or len(tokenize(label)) > 8 or polarity(label)[0] is not None:
+        return None
+    if extra and len(tokenize(extra)) > 8:
         return None
     own = _LABEL_PREDICATE.fullmatch(label)
     if own is not None:
@@ -670,9 +683,12 @@ def label_reply(question: str, sentence: str) -> str | None:
                 aux = "are" if (_number(tokenize(thing)) or "singular") == "plural" else "is"
             made = f"{thing} {aux} {subject_asked.group('pred')}."
         else:
-            return None
+            asked = _yes_no_of_label(q, label, value)
+            # "- Gift cards: yes, within 30 days": the yes with what it adds
+            return asked if asked is None or not extra else asked.rstrip(".") + " " + extra + "."
         made = made[:1].upper() + made[1:]
-    return made if value else negate(made)
+    made = made if value else negate(made)
+    return made if not extra else made.rstrip(".") + " " + extra + "."
 
 
 _DOUBLE_NEGATION = (

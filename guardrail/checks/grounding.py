@@ -540,4 +540,18 @@ class KnownNumbers:
             if not q.unit == "%" and q.value * 100 in self.values and "." in q.written:
                 continue  # "0.5" for "50%"
             out.append(q.written)
+        out += self._miscounted(sentence, said)
         return tuple(dict.fromkeys(out))
+
+    def _miscounted(self, sentence: str, said: list[Quantity]) -> list[str]:
+        """A count in one number word ("five Grammys") where the contexts count the same thing otherwise ("four Grammy
+        Awards") and never so: a single number word is read only then (alone, "two plans" may count what the contexts
+        list by name)."""
+        out = []
+        for q in quantities(sentence):
+            if not q.unit or any(o.value == q.value and o.unit == q.unit for o in said) or re.search(r"\d", q.written):
+                continue
+            counted = [k for k in self.quantities if k.unit == q.unit]
+            if counted and not any(k.value == q.value for k in counted) and not _converted(q, self.quantities):
+                out.append(q.phrase)
+        return out

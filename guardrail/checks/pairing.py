@@ -418,13 +418,18 @@ def exclusive_clause(hypothesis: str, subject: frozenset[str], index: ContextInd
 _DENIED_LIST = re.compile(
     r"(?i)^(?P<subj>(?:[\w'-]+\s+){0,5}?[\w'-]+)\s+(?:does\s+not|do\s+not|doesn't|don't|did\s+not|didn't|will\s+not|"
     r"won't|cannot|can't|can\s+not|may\s+not|must\s+not|never)\s+(?P<verb>[a-z]{3,})\s+(?P<obj>.+?)[.!;]?$")
+#: a clause that denies a verb to a list of things (its subject): "Gift cards and final-sale items cannot be returned."
+_DENIED_SUBJECTS = re.compile(
+    r"(?i)^(?P<obj>(?:[\w'-]+[ \t,]+){0,12}?[\w'-]+)\s+(?:cannot|can't|can\s+not|may\s+not|must\s+not|will\s+not|"
+    r"won't|are\s+not|aren't|is\s+not|isn't)\s+(?:be\s+)?(?P<verb>[a-z]{3,})[.!;]?$")
 #: what separates the members of a list
 _MEMBERS = re.compile(r"(?i)\s*,\s*(?:and\s+|or\s+|nor\s+)?|\s+(?:and|or|nor)\s+")
 
 
 def denied_member(hypothesis: str, index: ContextIndex) -> Premise | None:
-    """The clause of the contexts that denies its subject a verb of a list of things, one of which a positive claim
-    says the subject has: "The warranty covers drops." (or a "Yes." to "Does the warranty cover drops?") beside "The
+    """The clause of the contexts that denies its subject a verb of a list of things (or denies a verb to a list of
+    things: "Gift cards and final-sale items cannot be returned." against "You can return gift cards."), one of which
+    a positive claim says the subject has: "The warranty covers drops." (or a "Yes." to "Does the warranty cover drops?") beside "The
     warranty does not cover damage caused by descaling neglect, drops or commercial use." (passed at 0.82: the model
     reads the list as a whole, and :func:`denying_clause` wants every word of the predicate). The claim names the
     clause's subject, its verb and every word of one member; a claim with a condition or a negation of its own is
@@ -437,13 +442,16 @@ def denied_member(hypothesis: str, index: ContextIndex) -> Premise | None:
         for span in spans:
             for part in clauses(text, span):
                 said = part.of(text).strip()
-                m = _DENIED_LIST.match(said)
-                if m is None or _CONDITIONAL.search(said):
+                if _CONDITIONAL.search(said):
                     continue
-                subject = frozenset(content_stems(m.group("subj")))
+                m = _DENIED_LIST.match(said) or _DENIED_SUBJECTS.match(said)
+                if m is None:
+                    continue
+                subject = frozenset(content_stems(m.group("subj"))) if "subj" in m.re.groupindex else None
                 # the verb as any form of it ("include", "includes": stems "include", "includ")
                 verb = m.group("verb").lower().rstrip("e")
-                if not subject or not subject <= claim_words or \
+                verb = re.sub(r"(?:ed|d)$", "", verb) if subject is None else verb  # "returned": "return"
+                if subject is not None and (not subject or not subject <= claim_words) or \
                         not any(w.startswith(verb) and len(w) - len(verb) <= 3 for w in claim_words):
                     continue
                 for member in _MEMBERS.split(m.group("obj")):

@@ -428,6 +428,8 @@ def citation_marks(text: str) -> tuple[str, PassMap | None]:
                 # number: the brackets hold a number the answer states
                 continue
             out.copy(pos, m.start())
+            if "]:" in m.group():  # a footnote's definition: what follows names a source, or says what it says
+                out.emit("Source: ", m.start(), m.end())
             pos = m.end()
         out.copy(pos, b)
 

@@ -691,7 +691,7 @@ h4 h5 h6 head header hgroup hr html i iframe img input ins kbd label legend li l
 noscript object ol optgroup option output p param picture pre progress q rp rt ruby s samp script search section
 select slot small source span strike strong style sub summary sup table tbody td template textarea tfoot th thead
 time title tr track u ul var video wbr center font big tt marquee blink nobr xmp plaintext noembed noframes acronym
-svg path g circle rect line text tspan math mi mn mo mrow msup msub mfrac
+svg path g circle rect line text tspan math mi mn mo mrow msup msub mfrac mphantom mtext mspace
 """.split())
 _BLOCK_TAGS = frozenset({"br", "p", "div", "li", "tr", "ul", "ol", "table", "blockquote", "hr", "h1", "h2", "h3", "h4",
                          "h5", "h6", "section", "article", "header", "footer", "pre", "dl", "dt", "dd", "details",
@@ -820,8 +820,8 @@ def _pair(text: str, delims: list[tuple[int, int]]) -> list[_Edit]:
 
 
 def _title(m: re.Match[str], group: str) -> list[_Part]:
-    if not m.group(group):
-        return []
+    if not m.group(group) or not m.group(group)[1:-1].strip():
+        return []  # none, or one a browser's reading emptied (:func:`hidden_regions`)
     return [" (", (m.start(group) + 1, m.end(group) - 1), ")"]
 
 
@@ -864,7 +864,8 @@ def inline_marks(text: str) -> tuple[str, PassMap | None]:
         for pos, end in line_spans(text, a, b):  # marks do not span lines here (struck HTML elements were read before)
             if pos in defs:  # a reference definition: hidden, but for its title (a tooltip where it is used)
                 title = defs[pos]
-                if title is not None:
+                if title is not None:  # read as what it is: the name of a source ("Source: Return policy")
+                    out.emit("Source: ", title[0], title[0])
                     out.copy(*title)
                 nl = end if text[end - 1 : end] != "\n" else end - 1
                 out.copy(nl, end)
@@ -912,7 +913,7 @@ def html_entities(text: str) -> tuple[str, PassMap | None]:
 #: ``iframe``, ``picture``), SVG (text only where a ``<text>`` places it, anywhere) and ``bdo`` (shown reversed)
 _HIDDEN_ELEMENTS = frozenset({"template", "noscript", "script", "style", "head", "title", "noembed", "noframes",
                               "datalist", "rp", "video", "audio", "canvas", "object", "iframe", "picture", "svg",
-                              "bdo", "frameset"})
+                              "bdo", "frameset", "progress", "meter", "mphantom"})
 #: attributes whose element's content the guard cannot know to be shown: ``style`` and ``class`` (the guard does not
 #: evaluate CSS: ``display:/**/none``, ``font-size:0``, ``color:transparent``, Tailwind's ``hidden`` and ``sr-only``,
 #: ``text-decoration:line-through``), ``hidden`` (also ``hidden="until-found"``), ``popover`` (``display: none``
@@ -1129,6 +1130,8 @@ def _hidden_in(text: str, a: int, b: int, *, provenance_only: bool) -> list[tupl
             pos = tag.end
             continue
         if provenance_only or tag.close or (not _hiding(tag) and tag.name not in ("select", *_REPLACED_VOID)):
+            if not provenance_only and not tag.close:
+                out += _attribute_text(text, s, tag.end)
             pos = tag.end
             continue
         if tag.name in _VOID:
@@ -1144,6 +1147,63 @@ def _hidden_in(text: str, a: int, b: int, *, provenance_only: bool) -> list[tupl
         if end < 0:
             break
         pos = end
+    if not provenance_only and ("](" in text[a:b] or "phantom" in text[a:b] or "~" in text[a:b]):
+        out += _flow_hidden(text, a, b, ticks)
+    return out
+
+
+#: a markdown link's title (``[can](https://a.com "not")``): a tooltip, not shown in the flow
+_MD_LINK_TITLE = re.compile(r"\]\([^()\s]*\s+(\"[^\"\n]{0,300}\"|'[^'\n]{0,300}')\s*\)")
+#: LaTeX space the size of its content, which it does not show (KaTeX, MathJax): ``\phantom{not}``
+_PHANTOM = re.compile(r"\$[ \t]*\\[hv]?phantom\{[^{}\n]{0,300}\}[ \t]*\$|\\[hv]?phantom\{[^{}\n]{0,300}\}")
+
+
+def _attribute_text(text: str, s: int, end: int) -> list[tuple[int, int | None]]:
+    """The attribute values of the tag ``text[s:end]`` that :func:`render` reads as text ("(not)"): a browser shows a
+    ``title`` as a tooltip at most, an ``aria-label`` to a screen reader only, prose in other attributes never."""
+    out: list[tuple[int, int | None]] = []
+    k = s + 1
+    while k < end and text[k] not in _TAG_SPACE and text[k] not in "/>":
+        k += 1
+    for am in _ATTR.finditer(text, k, end - 1):
+        attr = am.group(1).lower()
+        group = next((g for g in (2, 3, 4) if am.group(g) is not None), None)
+        if group is None:
+            continue
+        value = am.group(group)
+        if value.strip() and (attr in _SHOWN_ATTRS or (attr not in _CODE_ATTRS and not attr.startswith("on")
+                                                       and len(_WORDS.findall(value)) >= 2)):
+            out.append((am.start(group), am.end(group)))
+    return out
+
+
+#: text GitHub's renderer (cmark-gfm) and remark-gfm strike where markdown-it does not: one tilde on each side
+#: (``can~not~``), or two across a line break inside a paragraph (``can~~not\nbe~~``); flanking as GFM wants it
+_GFM_STRIKE = re.compile(r"(?<![~\\])~(?=[^\s~])[^~\n]{0,300}?(?<=[^\s~])~(?!~)"
+                         r"|(?<![~\\])~~(?=[^\s~])[^~\n]{0,300}\n[^~\n]{0,300}?(?<=[^\s~])~~(?!~)")
+
+
+def _flow_hidden(text: str, a: int, b: int, ticks: list[tuple[int, int]]) -> list[tuple[int, int | None]]:
+    """Markdown link titles, LaTeX phantoms and the strikes only GFM renderers make (:data:`_GFM_STRIKE`: the plain
+    reading keeps them, read both ways) in ``text[a:b]`` outside code spans and escapes."""
+    out: list[tuple[int, int | None]] = []
+    for pattern, group in ((_MD_LINK_TITLE, 1), (_PHANTOM, 0), (_GFM_STRIKE, 0)):
+        for m in pattern.finditer(text, a, b):
+            if _escaped(text, m.start(), a) or (ticks and _inside(ticks, m.start(), m.start() + 1)):
+                continue
+            out.append((m.start(group) + 1, m.end(group) - 1) if group else (m.start(), m.end()))
+    return out
+
+
+def _merged(regions: list[tuple[int, int | None]]) -> list[tuple[int, int | None]]:
+    """Regions in order, overlapping ones joined (an end None runs to the end of the text)."""
+    out: list[tuple[int, int | None]] = []
+    for s, e in sorted(regions, key=lambda r: r[0]):
+        if out and (out[-1][1] is None or s < out[-1][1]):  # type: ignore[operator]
+            last_s, last_e = out[-1]
+            out[-1] = (last_s, None if last_e is None or e is None else max(last_e, e))
+            continue
+        out.append((s, e))
     return out
 
 
@@ -1160,7 +1220,7 @@ def hidden_regions(text: str, *, provenance_only: bool = False) -> list[tuple[in
     End None: opened and not closed at the end of ``text`` (hidden to the end; a stream waits for its end).
     ``provenance_only``: only comments that name a source (``<!-- source: policy -->``), which no reader takes for a
     claim."""
-    if "<" not in text and "![" not in text:
+    if "<" not in text and "![" not in text and "](" not in text and "phantom" not in text and "~" not in text:
         return []
     out: list[tuple[int, int | None]] = []
     pos = 0
@@ -1168,7 +1228,7 @@ def hidden_regions(text: str, *, provenance_only: bool = False) -> list[tuple[in
         out += _hidden_in(text, pos, start, provenance_only=provenance_only)
         pos = end
     out += _hidden_in(text, pos, len(text), provenance_only=provenance_only)
-    return out
+    return out if provenance_only else _merged(out)
 
 
 def _removed(text: str, regions: list[tuple[int, int | None]]) -> tuple[str, PassMap | None]:

@@ -218,6 +218,65 @@ def _is_plain(run: str) -> bool:
 _LOOK_ALIKES = dict(zip(
     "аеорсухіјѕԁһԛԝүАВЕКМНОРСТХІЈЅУԌαονριкτυχϲΑΒΕΖΗΙΚΜΝΟΡΤΥΧɑıօսɡ",
     "aeopcyxijsdhqwyABEKMHOPCTXIJSYGaovpiktuxcABEZHIKMNOPTYXaiougg"))
+#: Cherokee, Lisu and Armenian letters drawn like Latin ones (round 28: "Ꮯan", "ꓚan", "caո" passed as unknown words)
+_LOOK_ALIKES.update({
+    "\u13aa": "A",  # CHEROKEE LETTER GO
+    "\u13f4": "B",  # CHEROKEE LETTER YV
+    "\u13df": "C",  # CHEROKEE LETTER TLI
+    "\u13a0": "D",  # CHEROKEE LETTER A
+    "\u13ac": "E",  # CHEROKEE LETTER GV
+    "\u13c0": "G",  # CHEROKEE LETTER NAH
+    "\u13bb": "H",  # CHEROKEE LETTER MI
+    "\u13ab": "J",  # CHEROKEE LETTER GU
+    "\u13e6": "K",  # CHEROKEE LETTER TSO
+    "\u13de": "L",  # CHEROKEE LETTER TLE
+    "\u13b7": "M",  # CHEROKEE LETTER LU
+    "\u13e2": "P",  # CHEROKEE LETTER TLV
+    "\u13a1": "R",  # CHEROKEE LETTER E
+    "\u13da": "S",  # CHEROKEE LETTER DU
+    "\u13a2": "T",  # CHEROKEE LETTER I
+    "\u13d4": "W",  # CHEROKEE LETTER TA
+    "\u13c3": "Z",  # CHEROKEE LETTER NO
+    "\u13a5": "i",  # CHEROKEE LETTER V
+    "\uabaf": "c",  # CHEROKEE SMALL LETTER TLI
+    "\uab83": "w",  # CHEROKEE SMALL LETTER LA
+    "\uab87": "m",  # CHEROKEE SMALL LETTER LU
+    "\uabaa": "s",  # CHEROKEE SMALL LETTER DU
+    "\ua4d0": "B",  # LISU LETTER BA
+    "\ua4d1": "P",  # LISU LETTER PA
+    "\ua4d2": "d",  # LISU LETTER PHA
+    "\ua4d3": "D",  # LISU LETTER DA
+    "\ua4d4": "T",  # LISU LETTER TA
+    "\ua4d6": "G",  # LISU LETTER GA
+    "\ua4d7": "K",  # LISU LETTER KA
+    "\ua4d9": "J",  # LISU LETTER JA
+    "\ua4da": "C",  # LISU LETTER CA
+    "\ua4dc": "Z",  # LISU LETTER DZA
+    "\ua4dd": "F",  # LISU LETTER TSA
+    "\ua4df": "M",  # LISU LETTER MA
+    "\ua4e0": "N",  # LISU LETTER NA
+    "\ua4e1": "L",  # LISU LETTER LA
+    "\ua4e2": "S",  # LISU LETTER SA
+    "\ua4e3": "R",  # LISU LETTER ZHA
+    "\ua4e6": "V",  # LISU LETTER HA
+    "\ua4e7": "H",  # LISU LETTER XA
+    "\ua4ea": "W",  # LISU LETTER WA
+    "\ua4eb": "X",  # LISU LETTER SHA
+    "\ua4ec": "Y",  # LISU LETTER YA
+    "\ua4ee": "A",  # LISU LETTER A
+    "\ua4f0": "E",  # LISU LETTER E
+    "\ua4f2": "I",  # LISU LETTER I
+    "\ua4f3": "O",  # LISU LETTER O
+    "\ua4f4": "U",  # LISU LETTER U
+    "\u0578": "n",  # ARMENIAN SMALL LETTER VO
+    "\u0570": "h",  # ARMENIAN SMALL LETTER HO
+    "\u0581": "g",  # ARMENIAN SMALL LETTER CO
+    "\u0566": "q",  # ARMENIAN SMALL LETTER ZA
+    "\u054d": "U",  # ARMENIAN CAPITAL LETTER SEH
+    "\u0555": "O",  # ARMENIAN CAPITAL LETTER OH
+    "\u054f": "S",  # ARMENIAN CAPITAL LETTER TIWN
+    "\u053c": "L",  # ARMENIAN CAPITAL LETTER LIWN
+})
 _WORD = re.compile(r"[^\W\d_]+")
 
 
