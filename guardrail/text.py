@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -664,10 +665,10 @@ def offer_topics(text: str) -> list[str] | None:
         return None
     pointer = _POINTER.fullmatch(t)
     if pointer is not None:  # "See our returns page.", "Source: Return policy", "See https://... for details."
-        topics = _pointed_at(pointer.group("topic"))
-        if topics is not None and re.match(r"(?i)(?:sources?|references?)\s*:", t):
+        pointed = _pointed_at(pointer.group("topic"))
+        if pointed is not None and re.match(r"(?i)(?:sources?|references?)\s*:", t):
             return []  # a source's name ("Source: Return policy", a reference definition's title) claims nothing
-        return topics
+        return pointed
     formula = False
     topics: list[str] = []
     for clause in re.split(r"\s*[,;]\s*|\s+and\s+", t):
@@ -879,6 +880,52 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
+#: function words of the languages in Latin script an English model is most often sent, none of them an English word
+#: too ("die", "son", "also", "a", "no" are not here): a sentence is read as the language whose words it holds
+_FUNCTION_WORDS = {
+    "German": frozenset("und der das nicht ist sind werden wird können kann mit für auf dem den des ein eine einen "
+                        "einem einer nur auch oder wenn nach bei innerhalb keine kein sie zurückgegeben werden "
+                        "haben hat diese dieser dieses ich wir ihr sich über zum zur vom".split()),
+    "French": frozenset("les des est sont peuvent peut être pas ne une dans pour avec sur aux du au ou mais qui que "
+                        "cette ces leur leurs sans été plus très nous vous ils elles je être les jours remboursés "
+                        "retournés aussi".split()),
+    "Spanish": frozenset("los las del el es son pueden puede ser una unos unas para con por dentro días que y pero "
+                         "sin está están se muy también esta este estos estas nosotros usted ustedes pueden".split()),
+    "Italian": frozenset("gli della delle dei sono possono può essere non una per con entro giorni che il lo ma "
+                         "senza è anche questo questa questi queste noi voi loro".split()),
+    "Portuguese": frozenset("os das dos são podem pode ser não uma para com por dentro dias que e ou mas sem é também "
+                            "este esta estes estas nós você vocês".split()),
+    "Dutch": frozenset("het een niet zijn kunnen kan worden wordt met voor binnen dagen en maar zonder geen ook "
+                       "deze dit wij jullie".split()),
+}
+_FUNCTION_WORDS = {language: vocab | {unicodedata.normalize("NFKD", w).encode("ascii", "ignore").decode()
+                                       for w in vocab}  # as the reading spells them ("können" -> "konnen")
+                   for language, vocab in _FUNCTION_WORDS.items()}
+#: English function words (a sentence that holds more of them than of another language's is English)
+_ENGLISH_WORDS = frozenset("the and is are be been can cannot not to of with within for from this that these those "
+                           "it they we you your our their will would should may might must has have had do does "
+                           "did by at on in or but if only also any all no yes".split())
+
+
+def foreign_language(sentence: str) -> str | None:
+    """The language other than English that a sentence in Latin script is written in (by its function words: at least
+    two of that language's, more than of English's and a quarter of its words), or None. "Los tarjetas de regalo no
+    se pueden devolver." is Spanish; "Gift cards peuvent être returned within 30 days." is French enough that an
+    English model would only guess; "I flew to Los Angeles and Las Vegas." is English."""
+    tokens = [t.lower() for t in _LETTERS.findall(sentence)]
+    if len(tokens) < 3:
+        return None
+    english = sum(t in _ENGLISH_WORDS for t in tokens)
+    best, count = None, 0
+    for language, vocab in _FUNCTION_WORDS.items():
+        n = sum(t in vocab for t in tokens)
+        if n > count:
+            best, count = language, n
+    if best is None or count < 2 or count <= english or count * 4 < len(tokens):
+        return None
+    return best
+
+
 def lone_surrogate(text: str) -> re.Match[str] | None:
     return _SURROGATE.search(text)
 
@@ -913,4 +960,23 @@ def uncheckable_reason(text: str, *, what: str = "text") -> str | None:
             snippet = sentence if len(sentence) <= 60 else sentence[:57] + "..."
             return (f"the {what} has a sentence in a script the model was not trained on ({snippet!r}); "
                     "use an NLI model for that language (--nli-model)")
+    return None
+
+
+def unsupported_language(text: str, *, what: str = "text") -> str | None:
+    """Why a text is in a language the English model was not trained on (a script it does not read,
+    :func:`uncheckable_reason`, or a sentence in another language of Latin script, :func:`foreign_language`), or
+    None."""
+    reason = uncheckable_reason(text, what=what)
+    if reason is not None:
+        return reason
+    for span in split_sentences(text):
+        sentence = span.of(text)
+        if is_greeting(sentence):
+            continue
+        language = foreign_language(sentence)
+        if language is not None:
+            snippet = sentence if len(sentence) <= 60 else sentence[:57] + "..."
+            return (f"unsupported language: the {what} has a sentence in {language} ({snippet!r}), which the model "
+                    "was not trained on; use an NLI model for that language (--nli-model)")
     return None

@@ -356,3 +356,36 @@ def test_a_context_chunk_with_its_text_in_two_fields_is_refused(gw: tuple[str, T
         assert r.status_code == 400 and "more than one field" in r.json()["error"]["message"], r.text
     r = post(gw[0], sid, question="Can gift cards be returned?", contexts=[{"page_content": GIFT[0], "metadata": {}}])
     assert_delivered(r, sid)
+
+
+# --------------------------------------------------------------------------- languages (round 28c)
+@pytest.mark.parametrize(("sentence", "language"), [
+    ("No, las tarjetas de regalo no se pueden devolver.", "Spanish"),
+    ("Nein, Geschenkkarten können nicht zurückgegeben werden.", "German"),
+    ("Non, les cartes-cadeaux ne peuvent pas être retournées.", "French"),
+    ("No, le carte regalo non possono essere restituite.", "Italian"),
+    ("Não, os cartões-presente não podem ser devolvidos.", "Portuguese"),
+    ("Nee, cadeaukaarten kunnen niet worden geretourneerd.", "Dutch"),
+    ("Gift cards peuvent être returned within 30 days.", "French"),  # the claim's words in another language
+    ("I flew to Los Angeles and Las Vegas with a gift card.", None),
+    ("Die-cast models can be returned within 30 days of delivery.", None),
+    ("The café at Place de la Concorde accepts gift cards.", None),
+])
+def test_the_language_of_a_sentence_in_latin_script(sentence: str, language: str | None) -> None:
+    from guardrail.text import foreign_language
+
+    assert foreign_language(sentence) == language
+
+
+def test_the_answers_language_decides_and_the_questions_never_blocks(block_guard: Guard) -> None:
+    for question in ("礼品卡可以退货吗？", "¿Se pueden devolver las tarjetas de regalo?", "Können Geschenkkarten "
+                     "zurückgegeben werden?"):
+        assert block_guard.check(question, GIFT, "No, gift cards cannot be returned.").action == "pass", question
+        assert block_guard.check(question, GIFT, "Gift cards can be returned within 30 days.").action == "block"
+    for answer in ("No, las tarjetas de regalo no se pueden devolver.", "Nein, Geschenkkarten können nicht "
+                   "zurückgegeben werden.", "Non, les cartes-cadeaux ne peuvent pas être retournées."):
+        v = block_guard.check("Can gift cards be returned?", GIFT, answer)
+        assert v.action == "block" and v.outcome == "error" and "unsupported language" in v.reasons[0], v.reasons
+    # a greeting in another language claims nothing beside an English answer
+    assert block_guard.check("Can gift cards be returned?", GIFT, "¡Hola! No, gift cards cannot be returned.").action \
+        == "pass"

@@ -687,8 +687,8 @@ def label_reply(question: str, sentence: str) -> str | None:
             # "- Gift cards: yes, within 30 days": the yes with what it adds
             return asked if asked is None or not extra else asked.rstrip(".") + " " + extra + "."
         made = made[:1].upper() + made[1:]
-    made = made if value else negate(made)
-    return made if not extra else made.rstrip(".") + " " + extra + "."
+    said = made if value else negate(made)
+    return said if said is None or not extra else said.rstrip(".") + " " + extra + "."
 
 
 _DOUBLE_NEGATION = (

@@ -108,7 +108,7 @@ from guardrail.text import (
     split_sentences,
     stem,
     token_windows,
-    uncheckable_reason,
+    unsupported_language,
     words,
 )
 
@@ -975,7 +975,9 @@ def check_sizes(question: object, contexts: object, response: object, cfg: Faith
 
 def _validate(question: str, contexts: Sequence[str], response: str, cfg: FaithfulnessConfig) -> None:
     check_sizes(question, contexts, response, cfg)
-    reason = uncheckable_reason(response, what="answer") or uncheckable_reason(question, what="question")
+    # the question's language alone never makes an answer uncheckable: the answer is judged against the contexts
+    # (a question the readings cannot parse is no help to them, and retrieval relevance is not measured for it)
+    reason = unsupported_language(response, what="answer")
     if reason is None:
         broken = next((i for i, c in enumerate(contexts) if lone_surrogate(c) is not None), None)
         if broken is not None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from guardrail.errors import ConfigurationError
 from guardrail.scorers.embedding import EmbeddingScorer
-from guardrail.text import sentence_windows, split_sentences
+from guardrail.text import sentence_windows, split_sentences, unsupported_language
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,9 @@ class RelevanceCheck:
         cfg = self.config
         with_sentences = cfg.context_relevancy if context_relevancy is None else context_relevancy
         empty = RetrievalRelevance(None, None, (), None, None, cfg.chunk_threshold)
-        if not question.strip():  # no question (no user text, an image only): nothing to be relevant to, not checked
+        if not question.strip() or unsupported_language(question) is not None:
+            # no question (no user text, an image only), or one in a language the embedding model was not trained
+            # on: nothing it can measure relevance to, not checked (faithfulness decides)
             return None, None
         texts, owners = self._texts(question, contexts, with_sentences)
         answer = response if response is not None and response.strip() else None

@@ -1199,7 +1199,7 @@ def _merged(regions: list[tuple[int, int | None]]) -> list[tuple[int, int | None
     """Regions in order, overlapping ones joined (an end None runs to the end of the text)."""
     out: list[tuple[int, int | None]] = []
     for s, e in sorted(regions, key=lambda r: r[0]):
-        if out and (out[-1][1] is None or s < out[-1][1]):  # type: ignore[operator]
+        if out and (out[-1][1] is None or s < out[-1][1]):
             last_s, last_e = out[-1]
             out[-1] = (last_s, None if last_e is None or e is None else max(last_e, e))
             continue
