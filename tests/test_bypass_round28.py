@@ -328,6 +328,7 @@ SHOWN = [
     # a bulleted "label: yes" is the yes it says, as without the bullet
     ("Can gift cards be returned?", "- Gift cards: yes", "- Gift cards: no"),
     ("Can gift cards be returned?", "- Gift cards \u2705", "- Gift cards \u274c"),
+    ("What can I return?", "- Gift cards \u2705", "- Gift cards \u2716\ufe0f"),  # a heavy X is a no too
     ("What can I return?", "- Gift cards: yes", "- Other items: yes"),
     ("Can gift cards be returned?", "- Gift cards: yes, within 30 days", "- Gift cards: no, never"),
     ("What can I return?", "- Gift cards: yes, within 30 days", "- Other items: yes, within 30 days"),

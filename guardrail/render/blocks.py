@@ -220,7 +220,7 @@ _PREDICATE_WORDS = frozenset("can cannot can't could may must will won't is are 
                              "accepted excluded included eligible ineligible refundable returnable exchangeable "
                              "available unavailable".split())
 _MARK_YES = "✅✓✔☑"
-_MARK_NO = "❌✗✘☒"
+_MARK_NO = "❌✗✘☒✖❎"
 
 
 def _predicate(header: str) -> str:
