@@ -31,9 +31,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-relevance", action="store_true", help="faithfulness only (retrieval_relevance=None)")
     ap.add_argument("--show", action="store_true", help="print every faithful answer blocked and hallucination passed")
+    ap.add_argument("--model", help="an NLI model directory (its guardrail.json's calibration and threshold decide); "
+                                    "default: the shipped model")
     args = ap.parse_args()
     policy = Policy(action="block", retrieval_relevance=None) if args.no_relevance else Policy(action="block")
-    guard = Guard(Evaluator(nli=NLIScorer(default_nli_model())), policy)
+    guard = Guard(Evaluator(nli=NLIScorer(args.model or default_nli_model())), policy)
     rows = [(i, f"style:{style}", q, ctx, a, faithful) for i, style, q, ctx, a, faithful in T]
     rows += [(c["id"], f"rule:{c['rule']}", c["q"], c["ctx"], c["a"], c["faithful"]) for c in CASES]
     table: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)

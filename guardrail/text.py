@@ -881,22 +881,22 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 
 
 #: function words of the languages in Latin script an English model is most often sent, none of them an English word
-#: too ("die", "son", "also", "a", "no" are not here): a sentence is read as the language whose words it holds
+#: too ("die", "son", "con", "per", "plus", "met", "com" in a URL, "a", "no" are not here): a sentence is read as the
+#: language whose words it holds
 _FUNCTION_WORDS = {
-    "German": frozenset("und der das nicht ist sind werden wird können kann mit für auf dem den des ein eine einen "
-                        "einem einer nur auch oder wenn nach bei innerhalb keine kein sie zurückgegeben werden "
-                        "haben hat diese dieser dieses ich wir ihr sich über zum zur vom".split()),
-    "French": frozenset("les des est sont peuvent peut être pas ne une dans pour avec sur aux du au ou mais qui que "
-                        "cette ces leur leurs sans été plus très nous vous ils elles je être les jours remboursés "
-                        "retournés aussi".split()),
-    "Spanish": frozenset("los las del el es son pueden puede ser una unos unas para con por dentro días que y pero "
-                         "sin está están se muy también esta este estos estas nosotros usted ustedes pueden".split()),
-    "Italian": frozenset("gli della delle dei sono possono può essere non una per con entro giorni che il lo ma "
-                         "senza è anche questo questa questi queste noi voi loro".split()),
-    "Portuguese": frozenset("os das dos são podem pode ser não uma para com por dentro dias que e ou mas sem é também "
-                            "este esta estes estas nós você vocês".split()),
-    "Dutch": frozenset("het een niet zijn kunnen kan worden wordt met voor binnen dagen en maar zonder geen ook "
-                       "deze dit wij jullie".split()),
+    "German": frozenset("und der das nicht ist sind werden wird können kann mit für auf dem des ein eine einen einem "
+                        "einer nur auch oder wenn nach bei innerhalb keine kein sie zurückgegeben haben diese dieser "
+                        "dieses ich wir ihr sich über zum zur vom".split()),
+    "French": frozenset("les des sont peuvent peut être pas ne une dans pour avec sur aux du au ou mais qui que cette "
+                        "ces leur leurs été très nous vous ils elles je jours remboursés retournés aussi".split()),
+    "Spanish": frozenset("los las del el es son pueden puede ser una unos unas para por dentro días que pero está "
+                         "están se muy también esta este estos estas nosotros usted ustedes".split()),
+    "Italian": frozenset("gli della delle dei sono possono può essere una entro giorni che il ma senza è anche questo "
+                         "questa questi queste noi voi loro".split()),
+    "Portuguese": frozenset("das são podem pode ser não uma para por dentro dias que ou mas sem é também este esta "
+                            "estes estas nós você vocês".split()),
+    "Dutch": frozenset("het een niet zijn kunnen kan worden wordt voor binnen dagen maar zonder geen ook deze dit wij "
+                       "jullie".split()),
 }
 _FUNCTION_WORDS = {language: vocab | {unicodedata.normalize("NFKD", w).encode("ascii", "ignore").decode()
                                        for w in vocab}  # as the reading spells them ("können" -> "konnen")
@@ -907,12 +907,16 @@ _ENGLISH_WORDS = frozenset("the and is are be been can cannot not to of with wit
                            "did by at on in or but if only also any all no yes".split())
 
 
+#: URLs, e-mail addresses and domains ("example.com"): no words of any language
+_URLISH = re.compile(r"\S+://\S+|\S+@\S+|www\.\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|de|fr|es|it|pt|nl|br)\b")
+
+
 def foreign_language(sentence: str) -> str | None:
     """The language other than English that a sentence in Latin script is written in (by its function words: at least
     two of that language's, more than of English's and a quarter of its words), or None. "Los tarjetas de regalo no
     se pueden devolver." is Spanish; "Gift cards peuvent être returned within 30 days." is French enough that an
     English model would only guess; "I flew to Los Angeles and Las Vegas." is English."""
-    tokens = [t.lower() for t in _LETTERS.findall(sentence)]
+    tokens = [t.lower() for t in _LETTERS.findall(_URLISH.sub(" ", sentence))]
     if len(tokens) < 3:
         return None
     english = sum(t in _ENGLISH_WORDS for t in tokens)
