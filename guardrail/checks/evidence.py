@@ -22,13 +22,17 @@ from guardrail.checks.claims import claim_names, claim_object, claim_subject, wi
 from guardrail.checks.lexicon import looks_verb
 from guardrail.checks.grounding import KnownNumbers, Quantity, coverage, quantities, unsupported_terms
 from guardrail.checks.pairing import (
+    NEGATIONS,
+    DeniedList,
+    Exclusive,
     PairScores,
     Refs,
     borrowed_polarity,
+    denied_lists,
     denied_member,
     denying_clause,
     exclusive_clause,
-    NEGATIONS,
+    exclusive_clauses,
     exclusive_support,
     label_subject,
     negative,
@@ -258,6 +262,21 @@ class EvidenceBasis:
         :func:`prefix_antonyms`)."""
         return [(frozenset(w.lower() for w in words(span.of(self.index.contexts[c]))), span.of(self.index.contexts[c]))
                 for c, spans in enumerate(self.index.sentences) for span in spans]
+
+    @functools.cached_property
+    def exclusives(self) -> list[Exclusive]:
+        """The contexts' exclusive clauses ("only the Pro supports ..."), read once per request."""
+        return exclusive_clauses(self.index)
+
+    @functools.cached_property
+    def denied_lists(self) -> list[DeniedList]:
+        """The contexts' clauses that deny a verb to a list of things, read once per request."""
+        return denied_lists(self.index)
+
+    @functools.cached_property
+    def context_words_as_written(self) -> frozenset[str]:
+        """Every word of the contexts as written (lower case), read once."""
+        return frozenset().union(*(ws for ws, _ in self.sentence_words_as_written))
 
     @functools.cached_property
     def sentences_read(self) -> list[list[SentenceRead]]:
@@ -590,17 +609,15 @@ def prefix_antonyms(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
     unused." (passed at 0.81), "Unopened software cannot be returned." beside "Opened software ... cannot be
     returned." (0.75). A claim of the other polarity says the same as the sentence ("Used items cannot be returned.")
     and is left to the model, as is a word the contexts also hold as written."""
-    claim = [w.lower() for w in words(text)]
-    held = basis.sentence_words_as_written
-    everywhere = frozenset().union(*(ws for ws, _ in held)) if held else frozenset()
+    everywhere = basis.context_words_as_written
     out: list[str] = []
-    for w in dict.fromkeys(claim):
-        if w in everywhere or len(w) < 4:
+    for w, others in _antonyms_held(text, basis):
+        if w in everywhere:
             continue
-        others = _antonyms(w)
         # polarity apart from the word and its antonym ("ineligible" is a negation word of its own)
         negative_claim = polar_negative(_without(text, w))
-        polarities = {polar_negative(_without(said, o)) for ws, said in held for o in others if o in ws}
+        polarities = {polar_negative(_without(said, o)) for ws, said in basis.sentence_words_as_written
+                      for o in others if o in ws}
         if polarities == {negative_claim}:
             out.append(w)
     return tuple(out)
@@ -611,18 +628,28 @@ def prefix_antonym_support(text: str, basis: EvidenceBasis) -> bool:
     employees are not eligible for the annual bonus." for "Part-time employees are ineligible for the annual bonus."
     (entailed at 0.15), "Used items cannot be returned." for "Unused items can be returned." Every other content word
     of the claim is the sentence's, and the two differ in polarity apart from that word."""
-    claim = [w.lower() for w in words(text)]
     negations = frozenset(content_stems(" ".join(NEGATIONS)))
-    for ws, said in basis.sentence_words_as_written:
-        for w in dict.fromkeys(claim):
-            if w in ws or len(w) < 4:
-                continue
-            for o in (o for o in _antonyms(w) if o in ws):
-                rest = frozenset(content_stems(_without(text, w))) - negations - {"it"}
+    for w, others in _antonyms_held(text, basis):
+        rest = frozenset(content_stems(_without(text, w))) - negations - {"it"}
+        negative_claim = polar_negative(_without(text, w))
+        for ws, said in basis.sentence_words_as_written:
+            for o in (o for o in others if o in ws and w not in ws):
                 if rest and rest <= frozenset(content_stems(_without(said, o))) and \
-                        polar_negative(_without(text, w)) != polar_negative(_without(said, o)):
+                        negative_claim != polar_negative(_without(said, o)):
                     return True
     return False
+
+
+def _antonyms_held(text: str, basis: EvidenceBasis) -> list[tuple[str, list[str]]]:
+    """Each word of a claim (four letters or more) with its negations by prefix, or bases, that the contexts hold."""
+    everywhere = basis.context_words_as_written
+    out = []
+    for w in dict.fromkeys(w.lower() for w in words(text)):
+        if len(w) >= 4:
+            others = [o for o in _antonyms(w) if o in everywhere]
+            if others:
+                out.append((w, others))
+    return out
 
 
 def _antonyms(word: str) -> list[str]:
@@ -760,14 +787,17 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         # "Part-time employees are not eligible for ..." for "Part-time employees are ineligible for ...": the words
         # settle what the model misses (entailment 0.15)
         score = basis.threshold
-    if score < basis.threshold and not numbers and exclusive_support(text, about or label_subject(text), basis.index) is not None:
+    named = about or label_subject(text)  # "Nova 8: wireless charging." (a table row) is about its label
+    if score < basis.threshold and not numbers and basis.exclusives and \
+            exclusive_support(text, named, basis.index, basis.exclusives) is not None:
         # "The Nova 8 does not support wireless charging." beside "only the Pro supports wireless charging": the
         # words settle what the model misses (entailment 0.09)
         score = basis.threshold
     if numbers:  # a number no passage holds: the sentence fails whatever the model reads
         score = min(score, basis.threshold * RULE_CAP * entailment)
     denial = (denying_clause(text, about, basis.index) if about else None) or \
-        exclusive_clause(text, about or label_subject(text), basis.index) or denied_member(text, basis.index)
+        (exclusive_clause(text, named, basis.index, basis.exclusives) if basis.exclusives else None) or \
+        denied_member(text, basis.denied_lists)
     swapped = swapped_words(text, basis.index, lambda: basis.sentence_subjects) or other_words(
         text, about, basis, subject) or restricted_otherwise(text, about, basis, subject) or prefix_antonyms(text, basis)
     if not swapped and text != item.text:  # as written: "Fabrikam ... announced that it will acquire Northwind ..."

@@ -352,9 +352,16 @@ def label_subject(hypothesis: str) -> frozenset[str]:
     return frozenset(content_stems(m.group(1))) if m else frozenset()
 
 
-def _exclusives(index: ContextIndex) -> Iterator[tuple[Premise, frozenset[str], frozenset[str]]]:
+Exclusive = tuple[Premise, frozenset[str], frozenset[str]]
+
+
+def exclusive_clauses(index: ContextIndex) -> list[Exclusive]:
     """Each exclusive clause of the contexts (:data:`_EXCLUSIVE`): the clause, its holder's words, and the words of
-    what the holder alone has."""
+    what the holder alone has; read once per request."""
+    return list(_exclusives(index))
+
+
+def _exclusives(index: ContextIndex) -> Iterator[Exclusive]:
     for c, spans in enumerate(index.sentences):
         text = index.contexts[c]
         for span in spans:
@@ -375,7 +382,8 @@ def _exclusives(index: ContextIndex) -> Iterator[tuple[Premise, frozenset[str], 
                         yield Premise(c, part, said), holder, predicate
 
 
-def exclusive_support(hypothesis: str, subject: frozenset[str], index: ContextIndex) -> Premise | None:
+def exclusive_support(hypothesis: str, subject: frozenset[str], index: ContextIndex,
+                      exclusives: Sequence[Exclusive]) -> Premise | None:
     """The exclusive clause that says a negative claim: "The Nova 8 does not support wireless charging." (a "No." to
     "Does the Nova 8 support wireless charging?") beside "only the Pro supports wireless charging" (entailed at
     0.09). The claim says nothing but its subject, a negation and the exclusive predicate; its subject is named in
@@ -386,13 +394,14 @@ def exclusive_support(hypothesis: str, subject: frozenset[str], index: ContextIn
         return None
     negations = frozenset(content_stems(" ".join(NEGATIONS)))
     said = frozenset(content_stems(hypothesis)) - subject - negations - _EXCLUSIVE_GLUE - {"do", "doe", "did"}
-    for premise, holder, predicate in _exclusives(index):
+    for premise, holder, predicate in exclusives:
         if said == predicate and not holder & subject:
             return premise
     return None
 
 
-def exclusive_clause(hypothesis: str, subject: frozenset[str], index: ContextIndex) -> Premise | None:
+def exclusive_clause(hypothesis: str, subject: frozenset[str], index: ContextIndex,
+                     exclusives: Sequence[Exclusive]) -> Premise | None:
     """The clause of the contexts that grants what the claim says of its subject to another holder alone: "Both
     models support 45 W wired charging, but only the Pro supports wireless charging." against "The Nova 8 supports
     wireless charging." (entailed at 0.76: the model reads the Pro's clause as the Nova's), "Phone support is
@@ -407,7 +416,7 @@ def exclusive_clause(hypothesis: str, subject: frozenset[str], index: ContextInd
     if not subject <= index.vocabulary:
         return None
     claim_words = frozenset(content_stems(hypothesis))
-    for premise, holder, predicate in _exclusives(index):
+    for premise, holder, predicate in exclusives:
         if predicate <= claim_words and not holder & claim_words and not subject & holder:
             return premise
     return None
@@ -426,17 +435,24 @@ _DENIED_SUBJECTS = re.compile(
 _MEMBERS = re.compile(r"(?i)\s*,\s*(?:and\s+|or\s+|nor\s+)?|\s+(?:and|or|nor)\s+")
 
 
-def denied_member(hypothesis: str, index: ContextIndex) -> Premise | None:
-    """The clause of the contexts that denies its subject a verb of a list of things (or denies a verb to a list of
-    things: "Gift cards and final-sale items cannot be returned." against "You can return gift cards."), one of which
-    a positive claim says the subject has: "The warranty covers drops." (or a "Yes." to "Does the warranty cover drops?") beside "The
-    warranty does not cover damage caused by descaling neglect, drops or commercial use." (passed at 0.82: the model
-    reads the list as a whole, and :func:`denying_clause` wants every word of the predicate). The claim names the
-    clause's subject, its verb and every word of one member; a claim with a condition or a negation of its own is
-    left to the model."""
-    if polar_negative(hypothesis) or _CONDITIONAL.search(hypothesis):
-        return None
-    claim_words = frozenset(content_stems(hypothesis))
+@dataclass(frozen=True, slots=True)
+class DeniedList:
+    """A clause of the contexts that denies a verb to a list of things (:func:`denied_lists`)."""
+
+    premise: Premise
+    #: the words of the clause's subject (None: the list is the subject, "Gift cards and ... cannot be returned.")
+    subject: frozenset[str] | None
+    #: the verb's stem as any of its forms starts ("includ", "return")
+    verb: str
+    #: the words of each member of the list
+    members: tuple[frozenset[str], ...]
+
+
+def denied_lists(index: ContextIndex) -> list[DeniedList]:
+    """Each clause of the contexts that denies its subject a verb of a list of things ("The warranty does not cover
+    damage caused by descaling neglect, drops or commercial use."), or a verb to a list of things ("Gift cards and
+    final-sale items cannot be returned."), without a condition: read once per request (:func:`denied_member`)."""
+    out = []
     for c, spans in enumerate(index.sentences):
         text = index.contexts[c]
         for span in spans:
@@ -448,16 +464,31 @@ def denied_member(hypothesis: str, index: ContextIndex) -> Premise | None:
                 if m is None:
                     continue
                 subject = frozenset(content_stems(m.group("subj"))) if "subj" in m.re.groupindex else None
-                # the verb as any form of it ("include", "includes": stems "include", "includ")
-                verb = m.group("verb").lower().rstrip("e")
+                verb = m.group("verb").lower().rstrip("e")  # "include", "includes": stems "include", "includ"
                 verb = re.sub(r"(?:ed|d)$", "", verb) if subject is None else verb  # "returned": "return"
-                if subject is not None and (not subject or not subject <= claim_words) or \
-                        not any(w.startswith(verb) and len(w) - len(verb) <= 3 for w in claim_words):
-                    continue
-                for member in _MEMBERS.split(m.group("obj")):
-                    ws = frozenset(content_stems(member))
-                    if ws and ws <= claim_words:
-                        return Premise(c, part, said)
+                members = tuple(ws for ws in map(frozenset, map(content_stems, _MEMBERS.split(m.group("obj")))) if ws)
+                if subject != frozenset() and members:
+                    out.append(DeniedList(Premise(c, part, said), subject, verb, members))
+    return out
+
+
+def denied_member(hypothesis: str, lists: Sequence[DeniedList]) -> Premise | None:
+    """The clause of the contexts that denies its subject a verb of a list of things (or denies a verb to a list of
+    things: "Gift cards and final-sale items cannot be returned." against "You can return gift cards."), one of which
+    a positive claim says the subject has: "The warranty covers drops." (or a "Yes." to "Does the warranty cover
+    drops?") beside "The warranty does not cover damage caused by descaling neglect, drops or commercial use." (passed
+    at 0.82: the model reads the list as a whole, and :func:`denying_clause` wants every word of the predicate). The
+    claim names the clause's subject, its verb and every word of one member; a claim with a condition or a negation
+    of its own is left to the model. ``lists``: :func:`denied_lists` of the contexts."""
+    if not lists or polar_negative(hypothesis) or _CONDITIONAL.search(hypothesis):
+        return None
+    claim_words = frozenset(content_stems(hypothesis))
+    for d in lists:
+        if d.subject is not None and not d.subject <= claim_words or \
+                not any(w.startswith(d.verb) and len(w) - len(d.verb) <= 3 for w in claim_words):
+            continue
+        if any(ws <= claim_words for ws in d.members):
+            return d.premise
     return None
 
 

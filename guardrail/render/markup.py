@@ -776,10 +776,7 @@ def _scan(text: str, a: int, b: int, edits: list[_Edit], depth: int = 0, literal
                         parts += [" ", (off + am.start(1), off + am.end(1)), " "]  # a bare word: text
                     continue
                 value = am.group(group)
-                if not value.strip():
-                    continue
-                if attr in _SHOWN_ATTRS or (attr not in _CODE_ATTRS and not attr.startswith("on")
-                                            and len(_WORDS.findall(value)) >= 2):
+                if _read_attribute(attr, value):
                     parts += [" (", (off + am.start(group), off + am.end(group)), ") "]
             edits.append((s, e, parts))
     edits.extend(_pair(text, delims))
@@ -817,6 +814,13 @@ def _pair(text: str, delims: list[tuple[int, int]]) -> list[_Edit]:
         if can_open:
             stack.append((s, e))
     return edits
+
+
+def _read_attribute(attr: str, value: str) -> bool:
+    """Whether the plain reading reads an attribute's value as text ("(not)"): a shown one (``title``, ``alt``,
+    ``aria-label``...) or prose in one that is no code (``data-note="no, they cannot"``)."""
+    return bool(value.strip()) and (attr in _SHOWN_ATTRS or (attr not in _CODE_ATTRS and not attr.startswith("on")
+                                                             and len(_WORDS.findall(value)) >= 2))
 
 
 def _title(m: re.Match[str], group: str) -> list[_Part]:
@@ -1170,9 +1174,7 @@ def _attribute_text(text: str, s: int, end: int) -> list[tuple[int, int | None]]
         group = next((g for g in (2, 3, 4) if am.group(g) is not None), None)
         if group is None:
             continue
-        value = am.group(group)
-        if value.strip() and (attr in _SHOWN_ATTRS or (attr not in _CODE_ATTRS and not attr.startswith("on")
-                                                       and len(_WORDS.findall(value)) >= 2)):
+        if _read_attribute(attr, am.group(group)):
             out.append((am.start(group), am.end(group)))
     return out
 
