@@ -105,6 +105,8 @@ def extract(model: Path, rows: list[tuple[str, dict[str, Any]]], config: Faithfu
                 f["denied_by_rule"] = 1.0
             if s.swapped_words:
                 f["swapped_word"] = 1.0
+            if s.overstated:
+                f["overstated"] = 1.0
             if s.negated:  # a "no" to "Are both X and Y ...?": the features are the least supported member's
                 f["negated"] = 1.0
             f["max_contradiction"] = s.max_contradiction if s.max_contradiction is not None else 0.0

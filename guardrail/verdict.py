@@ -102,6 +102,8 @@ def sentence_reason(s: Any) -> str:
         parts.append(f"contradiction {contradiction:.2f}")
     if s.unsupported_terms:
         parts.append("not in any passage: " + ", ".join(s.unsupported_terms))
+    if getattr(s, "overstated", ()):
+        parts.append("says more than the passage: " + ", ".join(s.overstated))
     where = "is contradicted by" if contradicted else "is not supported by"
     detail = f" ({'; '.join(parts)})" if parts else ""
     hyp = getattr(s, "hypothesis", None) or s.text

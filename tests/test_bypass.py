@@ -620,8 +620,6 @@ SSE_READ_CASES: dict[str, tuple[str, Any, dict[str, Any]]] = {
         *responses_stream(a, deltas=False, done=("completed",)), done=False), {}),
     "delta.audio.transcript": ("/v1/chat/completions", lambda a: sse(
         *[chunk({"audio": {"id": "a1", "transcript": w + " "}}) for w in a.split(" ")], chunk({}, finish="stop")), {}),
-    "a BOM before the first event": ("/v1/chat/completions", lambda a: spelled(
-        [chunk({"role": "assistant", "content": a}), chunk({}, finish="stop")], bom=True), {}),
     "data: without a space": ("/v1/chat/completions", lambda a: spelled(words_stream(a), field=b"data:"), {}),
     "CR line ends, comments, event names": ("/v1/chat/completions", lambda a: spelled(
         words_stream(a), end=b"\r", extra=b": keep-alive\revent: message\rid: 1\r"), {}),
@@ -639,10 +637,15 @@ def test_every_stream_text_is_read(gw: tuple[str, Telemetry], case: str) -> None
 
 
 def test_an_event_stream_labelled_json_with_a_bom_is_read_as_one(gw: tuple[str, Telemetry]) -> None:
+    """Read as a stream, and refused as one: a BOM before the first event is skipped by browsers and not by the OpenAI
+    SDK, which drops that event (round 29), so the two would show different answers."""
     url, _ = gw
     one = lambda a: spelled([chunk({"role": "assistant", "content": a}), chunk({}, finish="stop")], bom=True)  # noqa: E731
-    assert_blocked(post(url, script(one(BAD)), stream=True))
-    good = script(one(GOOD))
+    for answer in (BAD, GOOD):
+        r = post(url, script(one(answer)), stream=True)
+        assert_blocked(r)
+        assert "byte order mark" in r.text and MARK not in r.text
+    good = script(spelled([chunk({"role": "assistant", "content": GOOD}), chunk({}, finish="stop")]))
     r = post(url, good, stream=True)
     assert r.status_code == 200 and r.content == raw_of(good)
 
@@ -666,6 +669,7 @@ SSE_UNREADABLE_CASES: dict[str, tuple[str, list[bytes]]] = {
     "a space before data:": ("/v1/chat/completions", sse(*words_stream(GOOD)[:2]) [:-1] + [
         b" data: " + json.dumps(chunk({"content": BAD})).encode() + b"\n\n"] + sse(*words_stream(GOOD)[2:])),
     "a second BOM": ("/v1/chat/completions", [b"\xef\xbb\xbf\xef\xbb\xbf"] + sse(*words_stream(BAD))),
+    "a BOM before the first event": ("/v1/chat/completions", [b"\xef\xbb\xbf"] + sse(*words_stream(GOOD))),
 }
 
 

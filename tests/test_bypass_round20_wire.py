@@ -133,7 +133,7 @@ def test_ordinary_comments_and_fields_and_a_line_separator_in_the_text_go_out_by
     text_esc = json.dumps(chunk({"content": " " + GOOD2 + "\u2029"}))  # escaped: \u2029 in ASCII
     chunks = [": keep-alive\n\n", "retry: 3000\n\n", "id: 7\nevent: message\n" + _data(chunk({"role": "assistant",
                                                                                                 "content": ""})),
-              "data: " + text_ls + "\n\n", ":\n\n", "id: 8\ndata: " + text_esc + "\n\n",
+              "data: " + text_ls + "\n\n", ":\nid: 8\ndata: " + text_esc + "\n\n",
               _data(chunk({}, finish="stop")), "data: [DONE]\n\n"]
     sid = script([c.encode() for c in chunks], ctype=SSE)
     assert_delivered(post(url, sid, stream=True), sid)

@@ -555,6 +555,42 @@ def aside_claims(sentence: str) -> list[str] | None:
     return [main[:1].upper() + main[1:], of_members]
 
 
+_BECAUSE = re.compile(r"(?is)(?P<main>.+?),?\s+because\s+(?!of\b)(?P<why>\S.*)")
+
+
+def reason_claims(sentence: str) -> list[str] | None:
+    """The two claims of a sentence that gives a reason: what it says, and the reason as a statement of its own ("Gift
+    cards cannot be returned because they are treated as cash." -> "Gift cards cannot be returned." and "Gift cards
+    are treated as cash."). Read whole, the model entails the sentence from the first fact alone (0.70): the reason,
+    which no passage states, rides along. None when either side is no clause with a verb ("because of the fee"), the
+    main clause has no subject of its own, or a pronoun in the reason points at nothing the main clause names.
+
+    >>> reason_claims("Gift cards cannot be returned because they are treated as cash.")
+    ['Gift cards cannot be returned.', 'Gift cards are treated as cash.']
+    >>> reason_claims("Refunds are issued because of the fee.") is None
+    True
+    """
+    m = _BECAUSE.fullmatch(sentence.strip())
+    if m is None:
+        return None
+    main, why = m.group("main").strip().rstrip(",;:"), m.group("why").strip()
+    main_toks, why_toks = tokenize(main), tokenize(why)
+    if len(main_toks) < 3 or len(why_toks) < 3 or not _has_verb(main_toks) or not _has_verb(why_toks):
+        return None
+    subject = claim_subject(main)
+    if subject is None or subject.lower() in PRONOUNS or "because" in why.lower().split():
+        return None
+    if _POINTING_WORD.search(why):
+        resolved = resolve_pronouns(why, [subject])
+        if resolved is None or _POINTING_WORD.search(resolved):
+            return None
+        why = resolved
+    return [as_sentence(main_toks), as_sentence(tokenize(why))]
+
+
+_POINTING_WORD = re.compile(r"(?i)\b(?:it|its|they|them|their|this|these|those|he|she|him|her)\b")
+
+
 #: adjectives that start a predicate with no subject ("Free for members.", "Available on the Pro plan.")
 _PREDICATE_ADJECTIVES = frozenset("free available eligible included excluded valid invalid open closed required "
                                   "optional subject due possible allowed permitted prohibited forbidden mandatory "
@@ -2187,6 +2223,31 @@ def contrast_claims(sentence: str) -> tuple[str, str] | None:
     return (main, said) if said else None
 
 
+_NAMED_ECHO = re.compile(
+    r"(?i)\s*(?P<np>[^\W\d_][\w'\u2019 -]{0,60}?)\s+(?:(?:certainly|definitely|indeed|really|still|also|do)\s+)?"
+    r"(?P<aux>[a-z]+(?:n['\u2019]t)?)(?P<not>\s+not)?(?:\s+be)?(?:\s*,?\s*(?:indeed|too|as\s+well|yes|no))?\s*[.!]*\s*")
+
+
+def named_echo(question: str, answer: str) -> bool | None:
+    """The answer a reply that names the question's subject and echoes its auxiliary gives ("Gift cards can." /
+    "Gift cards cannot be." to "Can gift cards be returned?", "The Basic plan does." to "Does the Basic plan include
+    ...?"): True for a yes, False for a no, None for any other reply. Read as written, "Gift cards can." was entailed
+    by a context that says gift cards cannot be returned (0.80): it names nothing the model can check; "They can." is
+    read with the question already."""
+    m = _NAMED_ECHO.fullmatch(answer)
+    q_toks = tokenize(question.strip())
+    if m is None or not q_toks or not question.rstrip().endswith("?"):
+        return None
+    aux = m.group("aux").lower().replace("\u2019", "'")
+    base = NEG_AUX.get(aux, aux)
+    if base not in AUX or base != q_toks[0].lower():
+        return None
+    named = frozenset(content_stems(m.group("np")))
+    if not named or not named <= frozenset(content_stems(question)):
+        return None
+    return not (aux in NEG_AUX or m.group("not"))
+
+
 def answer_claim(question: str, answer: str) -> AnswerClaim | None:
     """The statement ``answer`` makes as an answer to ``question``, when the answer alone is no claim; else None.
 
@@ -2204,6 +2265,11 @@ def answer_claim(question: str, answer: str) -> AnswerClaim | None:
     chosen = alternative_claim(question, answer)
     if chosen is not None:  # "Both." to "Can I return gift cards or items?"
         return AnswerClaim(chosen, "yes/no")
+    echoed = named_echo(question, answer)
+    if echoed is not None:  # "Gift cards can." to "Can gift cards be returned?"
+        base = yes_no_statement(question, echoed)
+        if base:
+            return AnswerClaim(base, "yes/no")
     value, rest = polarity(answer)
     if value is not None:
         # the echo ("they can", "it isn't") and hedges ("sadly") are read by polarity: what is left qualifies the

@@ -39,6 +39,7 @@ from guardrail.checks.pairing import (
     polar_negative,
 )
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
+from guardrail.checks.scales import ContextClause, context_clauses, overstated
 from guardrail.text import Span, content_stems, stem, words
 
 
@@ -119,6 +120,10 @@ class SentenceEvidence:
     #: words a near copy of a context sentence swaps in for the sentence's own that no context holds
     #: (:func:`swapped_words`): they cap the score below the threshold
     swapped_words: tuple[str, ...] = ()
+    #: what the claim says more strongly than the context clause it is about (:func:`~guardrail.checks.scales.overstated`):
+    #: '"will" where the passage says "may"', '"has acquired" where the passage says "agreed to acquire"'. It caps the
+    #: score below the threshold
+    overstated: tuple[str, ...] = ()
     #: the answer says ``hypothesis`` does not hold: a "no" to a question about several things at once ("Are both X
     #: and Y art dealers?"), which is true when any one of them is not so. ``hypothesis`` is the member the contexts
     #: support least, and the score is its own mirrored about the threshold (:func:`not_all`)
@@ -277,6 +282,11 @@ class EvidenceBasis:
     def context_words_as_written(self) -> frozenset[str]:
         """Every word of the contexts as written (lower case), read once."""
         return frozenset().union(*(ws for ws, _ in self.sentence_words_as_written))
+
+    @functools.cached_property
+    def clauses(self) -> list[ContextClause]:
+        """Every clause of the contexts' sentences, read once per request (:mod:`guardrail.checks.scales`)."""
+        return context_clauses(self.index)
 
     @functools.cached_property
     def sentences_read(self) -> list[list[SentenceRead]]:
@@ -807,6 +817,10 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         terms = tuple(dict.fromkeys([*terms, *swapped]))
     if denial is not None:  # the subject's own clause says the opposite of what the claim repeats of it
         score = min(score, basis.threshold * RULE_CAP * entailment)
+    over = overstated(text, basis.clauses, basis.index, basis.context_words_as_written) \
+        if score >= basis.threshold * RULE_CAP * entailment else ()
+    if over:  # a hedge made certain, a part made whole, a plan told as done
+        score = min(score, basis.threshold * RULE_CAP * entailment)
     verbatim, source = _copy_of(item, text, refs, basis.copies)
     if verbatim:
         score = 1.0
@@ -848,6 +862,7 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         unsupported_numbers=numbers,
         denied_by=None if denial is None else ContextRef(denial.chunk, denial.span.start, denial.span.end, denial.text),
         swapped_words=swapped,
+        overstated=tuple(str(o) for o in over),
     )
 
 

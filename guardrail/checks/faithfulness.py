@@ -32,6 +32,7 @@ import numpy as np
 from guardrail.checks.calibration import Calibrator
 from guardrail.checks.claims import (
     aside_claims,
+    reason_claims,
     alternative_claim,
     answer_claim,
     asks_yes_no,
@@ -658,6 +659,11 @@ class FaithfulnessCheck:
                 # "Items (including gift cards) can be returned within 30 days." also claims it of gift cards; "(except
                 # gift cards)" claims they cannot
                 items.extend(ResponseItem(span, text, p, True, False, claim=True) for p in asides)
+                continue
+            reasons = reason_claims(text) if cfg.answer_claims else None
+            if reasons is not None and all(tok.count(p) <= hyp_budget for p in reasons):
+                # "Gift cards cannot be returned because they are treated as cash.": the reason is a claim of its own
+                items.extend(ResponseItem(span, text, p, True, False, claim=True) for p in reasons)
                 continue
             exception = _EXCEPTION_IN.fullmatch(text.strip())
             if exception is not None and cfg.answer_claims:

@@ -63,6 +63,10 @@ def shape(payload: dict[str, Any]) -> str:
     chunk, event = "choices" in payload, responses.is_event(payload)
     if chunk and event:
         raise UnreadableError("a stream event is both a chat chunk and a Responses event (two answer shapes at once)")
+    if (chunk or event) and payload.get("error") and payload.get("type") != "error":
+        # the OpenAI SDK raises at any event whose "error" is set: its clients stop there, others read on
+        raise UnreadableError("a stream event carries an error beside its answer: the OpenAI SDK stops at it and "
+                              "other clients read on, so they would not show the same answer")
     if chunk:
         return "chunk"
     if event:
@@ -142,6 +146,9 @@ class DeltaReader:
         #: of every event (the openai SDK's own loop, LangChain) shows any other index as part of the one answer
         self.choices = choices
         self._readers: dict[tuple[int, Any], ArgumentsReader] = {}
+        #: the readers that hold characters back (kept as they change: asking every reader on every event cost time
+        #: quadratic in the number of tool calls, each streamed with an index of its own; round 29)
+        self._holding: set[tuple[int, Any]] = set()
         self._seen: set[int] = set()  # choices that have had text
         self._so_far: dict[tuple[int, Any], str] = {}  # keyed text (and raw arguments) streamed so far
         self._shapes: set[str] = set()
@@ -230,13 +237,18 @@ class DeltaReader:
             reader = self._readers[k] = ArgumentsReader()
             if index in self._seen or text_before:
                 sep = FIELD_BREAK  # a tool call's text starts a paragraph of its own
-        return sep + reader.feed(piece)
+        out = sep + reader.feed(piece)
+        if reader.holding:
+            self._holding.add(k)
+        else:
+            self._holding.discard(k)
+        return out
 
     @property
     def holding(self) -> bool:
         """A tool call's arguments hold characters not yet read (see :attr:`ArgumentsReader.holding`): the event just
         read must wait for the end of the answer."""
-        return any(r.holding for r in self._readers.values())
+        return bool(self._holding)
 
     def flush(self) -> dict[int, str]:
         """The stream ended: the text held by unfinished tool-call arguments, per choice (nothing is left unread)."""

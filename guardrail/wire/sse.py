@@ -71,6 +71,14 @@ class SSEParser:
         self._has_field = False
         self._name: str | None = None
         self._bom_checked = False
+        #: the stream began with a BOM: the OpenAI SDK reads the first line as an unknown field (it does not skip the
+        #: BOM as browsers do), so it drops the first event
+        self._bom_first = False
+        #: what the OpenAI SDK's reader keeps between events (a non-empty last event id) and within one (a retry):
+        #: with either, it dispatches an event that has no data line, and fails to parse its empty data
+        self._sdk_id = False
+        self._sdk_retry = False
+        self._had_data = False  # an event with data was read (before it, an SDK that fails has shown nothing)
         #: why a line of the event is not read the same way by every client (None: every line is)
         self._strange: str | None = None
 
@@ -121,7 +129,8 @@ class SSEParser:
         if not raw:
             return []
         self._count()
-        if not self._data and not self._has_field:
+        if not self._data:  # no client dispatches an event the stream ends inside that has no data
+            self._data, self._has_field, self._name, self._sdk_retry, self._strange = [], False, None, False, None
             return [SSEEvent(raw, empty=True, terminated=ended)]  # trailing bytes go out too: nothing is lost
         return [dataclasses.replace(self._dispatch(raw), terminated=ended)]
 
@@ -136,6 +145,7 @@ class SSEParser:
         self._bom_checked = True
         if self._buf.startswith(_BOM):
             self._line_start = self._scan = len(_BOM)
+            self._bom_first = True
 
     def _field(self, line: bytes) -> None:
         self._has_field = True
@@ -150,11 +160,19 @@ class SSEParser:
             if _OTHER_BREAK.search(line) is not None:
                 self._strange = (f"the event's event line holds a line end to some clients ({_BREAK_NAMES}), so they "
                                  "may read a line that guardrail does not")
-        elif name and name not in _FIELDS:
+        elif name == b"id" and b"\0" not in value:
+            self._sdk_id = bool(value[1:] if value.startswith(b" ") else value)
+        elif name == b"retry":
+            try:
+                int((value[1:] if value.startswith(b" ") else value).decode("ascii"))
+                self._sdk_retry = True
+            except (UnicodeDecodeError, ValueError):
+                pass
+        if name and name not in _FIELDS and name != b"data":
             # a browser ignores it, a lenient client may not (" data:", "Data:", a second BOM): not read the same way
             self._strange = ("a line of the event is not an SSE field (data, event, id, retry) or a comment, so "
                              "clients may read the event differently")
-        elif _OTHER_BREAK.search(line) is not None:
+        elif name != b"data" and _OTHER_BREAK.search(line) is not None:
             # a comment or an event/id/retry line carries no answer text: nothing in it needs one
             what = f"the event's {name.decode('ascii')} line" if name else "a comment of the event"
             self._strange = (f"{what} holds a line end to some clients ({_BREAK_NAMES}), so they may read a line "
@@ -166,8 +184,20 @@ class SSEParser:
         if self._strange is not None:
             reason, self._strange = self._strange, None
             return SSEEvent(raw, malformed=reason, name=name)
+        first, self._bom_first = self._bom_first, False
+        retry, self._sdk_retry = self._sdk_retry, False
         if not data:
+            if self._had_data and (name or self._sdk_id or retry):
+                return SSEEvent(raw, name=name, malformed=(
+                    "an event with no data line after an event type, an id or a retry: the OpenAI SDK reads it as an "
+                    "event with empty data and fails there (after an id, any blank line does), while other clients "
+                    "read on"))
             return SSEEvent(raw, empty=True, name=name)
+        if first:
+            return SSEEvent(raw, name=name, malformed=(
+                "the stream starts with a byte order mark: browsers skip it and read the first event, the OpenAI SDK "
+                "does not and drops that event, so clients would not show the same answer"))
+        self._had_data = True
         joined = b"\n".join(data)
         if joined.strip() == b"[DONE]":
             return SSEEvent(raw, done=True, name=name)

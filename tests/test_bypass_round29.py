@@ -1,0 +1,256 @@
+"""Block mode, session 15: a claim that says more than the clause it is about, and a reason no passage gives.
+
+The model reads a claim as entailed when it shares the context clause's words and its polarity, whatever the claim
+does to the clause's hedge or tense: "Late fees will be waived ..." from "Late fees may be waived ..." (0.88),
+"Customers must provide a receipt ..." from "Customers may provide a receipt or a bank statement ..." (0.86),
+"Northwind has opened a second warehouse ..." from "Northwind plans to open a second warehouse ..." (0.88), "The city
+council approved the budget on Friday." from "... is expected to approve the budget on Friday." (0.87). The words
+settle it (``guardrail.checks.scales.overstated``): the claim clause and the context clause it says most about share
+their content words, the context clause hedges (a modal, a frequency, a part: "may", "usually", "most", "as needed")
+where the claim holds a word of certainty on the same scale ("will", "must", "guaranteed", "every") that the clause
+does not hold, or the clause puts a verb in the future or in a plan ("will cut", "expects the deal to close",
+"agreed to buy") that the claim puts in the past ("has cut", "closed", "bought"). A hedge in another clause of the
+sentence, a claim that hedges itself, and a past form the contexts hold themselves are read as before.
+
+A reason: "Gift cards cannot be returned because they are sold at a discount." was entailed whole from the gift-card
+sentence (the reason rode along). A sentence that gives a reason is two claims (``guardrail.checks.claims.reason_claims``):
+what it says, and the reason as a statement of its own (its pronoun read as the main clause's subject).
+
+Real model, whole answer and word-by-word stream, and the gateway; each attack with its faithful twin."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import openai
+import pytest
+from block_mode import block_guard, both  # noqa: F401 - fixture
+from test_bypass import assert_blocked, assert_delivered, chat, chunk, dumps, evaluator, gw, post, script, sse, \
+    upstream, words_stream  # noqa: F401
+
+from guardrail.checks.claims import reason_claims
+from guardrail.checks.evaluator import Evaluator
+from guardrail.checks.premises import ContextIndex
+from guardrail.checks.scales import context_clauses, overstated
+from guardrail.guard import Guard
+from guardrail.telemetry import Telemetry
+from guardrail.text import words
+
+FEES = ["Late fees may be waived for first-time customers who call within 10 days. Customers may provide a receipt or "
+        "a bank statement as proof of purchase. Items can be returned within 30 days if unused."]
+SHIP = ["Orders placed before noon usually ship the same day. Most branches are open on Saturdays, and the main branch "
+        "is also open on Sundays."]
+NEWS = ["Northwind plans to open a second warehouse in Ohio next spring. The city council is expected to approve the "
+        "budget on Friday. Fabrikam agreed to buy Tailspin Toys for $80 million, pending shareholder approval."]
+DONE = ["Northwind planned to open a warehouse in Ohio, and it opened the warehouse in May. You may cancel at any time; "
+        "refunds are issued within 5 business days."]
+GIFT = ["Gift cards are treated as cash and cannot be returned. Store credit never expires."]
+
+OVERSTATED = [
+    # (question, contexts, hallucination, its faithful twin)
+    ("Will my late fee be waived?", FEES, "Late fees will be waived for first-time customers who call within 10 days.",
+     "Late fees may be waived for first-time customers who call within 10 days."),
+    ("What proof of purchase do I need?", FEES, "Customers must provide a receipt as proof of purchase.",
+     "Customers can provide a receipt or a bank statement as proof of purchase."),
+    ("When do orders ship?", SHIP, "Orders placed before noon are guaranteed to ship the same day.",
+     "Orders placed before noon usually ship the same day."),
+    ("Are branches open on Saturday?", SHIP, "Every branch is open on Saturdays.", "Most branches are open on Saturdays."),
+    ("What is Northwind doing in Ohio?", NEWS, "Northwind has opened a second warehouse in Ohio.",
+     "Northwind plans to open a second warehouse in Ohio next spring."),
+    ("What happened with the budget?", NEWS, "The city council approved the budget on Friday.",
+     "The council is expected to approve the budget on Friday."),
+    ("What happened to Tailspin Toys?", NEWS, "Fabrikam bought Tailspin Toys for $80 million.",
+     "Fabrikam agreed to buy Tailspin Toys for $80 million."),
+    ("Can I return a gift card?", GIFT, "Gift cards cannot be returned because they are sold at a discount.",
+     "Gift cards cannot be returned because they are treated as cash."),
+]
+
+REFUNDS = ["Gift cards are not refundable. The Basic plan does not include priority support. The Pro plan includes "
+           "priority support."]
+NAMED_ECHO = [
+    # a reply that names the question's subject and echoes its auxiliary is that yes or no (round 29: read as
+    # written, "Gift cards can." was entailed at 0.80 by a context that says they cannot be returned)
+    ("Can gift cards be returned?", GIFT, "Gift cards can.", "Gift cards cannot."),
+    ("Can gift cards be returned?", GIFT, "Gift cards can be.", "Gift cards cannot be."),
+    ("Are gift cards refundable?", REFUNDS, "Gift cards are.", "Gift cards are not."),
+    ("Does the Basic plan include priority support?", REFUNDS, "The Basic plan does.", "The Basic plan doesn't."),
+]
+
+READ_AS_BEFORE = [
+    # a past form the contexts hold themselves, a hedge in another clause, a claim that hedges itself
+    ("What did Northwind open?", DONE, "Northwind opened a warehouse in Ohio.", "pass"),
+    ("When are refunds issued?", DONE, "Refunds will be issued within 5 business days.", "pass"),
+    ("Can I cancel?", DONE, "You can cancel at any time, and refunds are issued within 5 business days.", "pass"),
+]
+
+
+def _twins(rows: list[tuple[str, list[str], str, str]]) -> list[tuple[str, list[str], str, str]]:
+    return [(q, c, bad, "block") for q, c, bad, _ in rows] + [(q, c, good, "pass") for q, c, _, good in rows]
+
+
+@pytest.mark.parametrize(("question", "contexts", "answer", "want"), _twins(OVERSTATED) + _twins(NAMED_ECHO) + READ_AS_BEFORE)
+def test_the_verdict_whole_and_streamed(block_guard: Guard, question: str, contexts: list[str], answer: str,
+                                        want: str) -> None:
+    assert both(block_guard, question, contexts, answer) == (want, want), answer
+
+
+def _read(contexts: list[str], claim: str) -> list[str]:
+    index = ContextIndex.build(contexts, lambda ss: [len(s.split()) for s in ss], None, 10**6)  # type: ignore[arg-type]
+    seen = frozenset(w for c in contexts for w in words(c))
+    return [str(o) for o in overstated(claim, context_clauses(index), index, seen)]
+
+
+@pytest.mark.parametrize(("contexts", "claim", "want"), [
+    (FEES, "Late fees will be waived for first-time customers.", ['"will" where the passage says "may"']),
+    (FEES, "Customers are required to provide a receipt.", ['"required" where the passage says "may"']),
+    (FEES, "Items must be unused to be returned within 30 days.", []),  # a condition said as a requirement
+    (SHIP, "All branches are open on Saturdays.", ['"all" where the passage says "most"']),
+    (["Take 1 tablet every 6 hours as needed."], "You must take 1 tablet every 6 hours.",
+     ['"must" where the passage says "as needed"']),
+    (NEWS, "Northwind has opened a second warehouse in Ohio.", ['"opened" where the passage says "plans to open"']),
+    (NEWS, "The deal for Tailspin Toys closed after Fabrikam bought it for $80 million.",
+     ['"bought" where the passage says "agreed to buy"']),
+    (["The company said it will cut 600 jobs."], "The company has cut 600 jobs.",
+     ['"cut" where the passage says "will cut"']),
+    # the clause the claim is about holds no hedge; the claim hedges itself; the contexts hold the past form
+    (DONE, "Refunds will be issued within 5 business days.", []),
+    (FEES, "Late fees may be waived for first-time customers.", []),
+    (DONE, "Northwind opened a warehouse in Ohio.", []),
+    # a certainty word the clause holds too, or a synonym of it
+    (["Every plan includes most features and all plans renew monthly."], "All plans renew monthly.", []),
+    # a claim about nothing the contexts say (the model's to judge)
+    (FEES, "The weather will be sunny tomorrow.", []),
+])
+def test_what_a_claim_says_more_strongly_than_its_clause(contexts: list[str], claim: str, want: list[str]) -> None:
+    assert _read(contexts, claim) == want
+
+
+def test_a_reason_is_a_claim_of_its_own() -> None:
+    assert reason_claims("Gift cards cannot be returned because they are sold at a discount.") == [
+        "Gift cards cannot be returned.", "Gift cards are sold at a discount."]
+    assert reason_claims("The deal was delayed because regulators opened an inquiry.") == [
+        "The deal was delayed.", "Regulators opened an inquiry."]
+    assert reason_claims("Refunds are issued because of the fee.") is None  # no clause
+    assert reason_claims("You should take it with food because it may upset your stomach.") is None  # "you", "it"
+
+
+def test_the_evidence_says_what_was_overstated(evaluator: Evaluator) -> None:
+    f = evaluator.evaluate(*OVERSTATED[4][:3]).faithfulness
+    assert f is not None
+    (s,) = f.sentences
+    assert s.supported is False and s.overstated == ('"opened" where the passage says "plans to open"',)
+    from guardrail.verdict import sentence_reason
+
+    assert 'says more than the passage: "opened" where the passage says "plans to open"' in sentence_reason(s)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_through_the_gateway(gw: tuple[str, Telemetry], stream: bool) -> None:
+    question, contexts, attack, twin = OVERSTATED[0]
+
+    def answer(text: str) -> str:
+        return script(sse(*words_stream(text)), ctype="text/event-stream") if stream else script(dumps(chat(text)))
+
+    r = post(gw[0], answer(attack), question=question, contexts=contexts)
+    assert_blocked(r)
+    sid = answer(twin)
+    assert_delivered(post(gw[0], sid, question=question, contexts=contexts), sid)
+
+
+# --------------------------------------------------------------------------- streams the OpenAI SDK reads otherwise
+GIFT_Q = "Can I return a gift card?"
+
+
+def _events(*pieces: bytes) -> str:
+    return script(list(pieces), ctype="text/event-stream")
+
+
+def _data(payload: dict[str, Any]) -> bytes:
+    return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+
+def _answer(*texts: str, extra: dict[str, Any] | None = None, at: int = 1) -> list[bytes]:
+    out = [_data(chunk({"role": "assistant", "content": ""}))]
+    for k, t in enumerate(texts):
+        out.append(_data({**chunk({"content": t}), **(extra or {})} if k == at else chunk({"content": t})))
+    return out + [_data(chunk({}, finish="stop")), b"data: [DONE]\n\n"]
+
+
+def _shown_by_sdk(url: str, sid: str) -> tuple[str, str | None]:
+    """What the OpenAI SDK shows of a guarded stream, and the error it raised (None: none)."""
+    client = openai.OpenAI(base_url=url + "/v1", api_key="x", max_retries=0)
+    shown = []
+    try:
+        for ev in client.chat.completions.create(model="m", messages=[{"role": "user", "content": GIFT_Q}],
+                                                 stream=True, extra_body={"contexts": GIFT, "script": sid}):
+            if ev.choices and ev.choices[0].delta.content:
+                shown.append(ev.choices[0].delta.content)
+    except (openai.APIError, ValueError) as exc:
+        return "".join(shown), type(exc).__name__
+    return "".join(shown), None
+
+
+SDK_STOPS = {
+    # "Absolutely" shown, then the SDK raises: the guard had read "Absolutely not. ..."
+    "an error beside the choices": _answer("Absolutely", " not. Gift cards cannot be returned.",
+                                           extra={"error": {"code": 500}}),
+    "an id, then a blank line of its own": [
+        _data(chunk({"role": "assistant", "content": ""})), b"id: 1\n" + _data(chunk({"content": "Absolutely"})),
+        b"\n", _data(chunk({"content": " not. Gift cards cannot be returned."})),
+        _data(chunk({}, finish="stop")), b"data: [DONE]\n\n"],
+    "a typed event with no data": [
+        _data(chunk({"role": "assistant", "content": ""})), _data(chunk({"content": "Absolutely"})),
+        b"event: ping\n\n", _data(chunk({"content": " not. Gift cards cannot be returned."})),
+        _data(chunk({}, finish="stop")), b"data: [DONE]\n\n"],
+    "a BOM before the first event": [b"\xef\xbb\xbf" + _data(chunk({"role": "assistant", "content": "It is not true that"})),
+                                     _data(chunk({"content": " gift cards can be returned."})),
+                                     _data(chunk({}, finish="stop")), b"data: [DONE]\n\n"],
+}
+
+
+@pytest.mark.parametrize("case", list(SDK_STOPS))
+def test_a_stream_the_sdk_reads_otherwise_is_stopped_before_it_shows_anything(gw: tuple[str, Telemetry],
+                                                                              case: str) -> None:
+    """The OpenAI SDK raises at an event whose "error" is set, and at an event with no data that it dispatches (after
+    an id, a blank line; a typed event), and it does not skip a leading BOM (it drops the first event): it shows a part
+    of what the guard read, or another answer. Such a stream is unreadable: nothing of it reaches the SDK."""
+    sid = _events(*SDK_STOPS[case])
+    r = post(gw[0], sid, question=GIFT_Q, contexts=GIFT, stream=True)
+    assert_blocked(r)
+    assert "cannot read" in r.text
+    shown, _ = _shown_by_sdk(gw[0], sid)
+    assert shown == "", shown
+
+
+def test_the_same_fields_the_sdk_reads_alike_are_delivered(gw: tuple[str, Telemetry]) -> None:
+    """A null error, ids on data events and comments: delivered intact, and shown whole by the SDK. (A retry or an id
+    alone before the first data event makes the SDK fail before it shows anything: delivered as it came.)"""
+    twins = [
+        _answer("Absolutely", " not. Gift cards cannot be returned.", extra={"error": None}),
+        [b": keep-alive\n\n", b"id: 1\n" + _data(chunk({"role": "assistant", "content": ""})),
+         b"id: 2\n" + _data(chunk({"content": "Absolutely not."})), b":\nid: 3\n" + _data(chunk(
+             {"content": " Gift cards cannot be returned."})), _data(chunk({}, finish="stop")), b"data: [DONE]\n\n"],
+    ]
+    for pieces in twins:
+        sid = _events(*pieces)
+        assert_delivered(post(gw[0], sid, question=GIFT_Q, contexts=GIFT, stream=True), sid)
+        shown, error = _shown_by_sdk(gw[0], sid)
+        assert error is None and shown == "Absolutely not. Gift cards cannot be returned.", (shown, error)
+
+
+def test_many_tool_calls_each_with_an_index_of_its_own_are_read_in_one_pass() -> None:
+    """Which tool calls hold characters back is kept as they are read (asking every call on every event cost time
+    quadratic in their number: 16,000 calls took 38 s through the gateway, round 29)."""
+    from guardrail.wire.deltas import DeltaReader
+
+    reader = DeltaReader()
+    call = lambda i, args: chunk({"tool_calls": [{"index": i, "id": f"c{i}", "type": "function",  # noqa: E731
+                                                  "function": {"name": "lookup", "arguments": args}}]})
+    for i in range(50):
+        reader.read(call(i, '{"page": 1}'))
+        assert not reader.holding  # every call so far is whole
+    reader.read(call(50, '{"query": "gift'))  # a string value not yet ended: held
+    assert reader.holding
+    reader.read(call(50, ' cards"}'))
+    assert not reader.holding
