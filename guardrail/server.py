@@ -64,7 +64,7 @@ from guardrail.guard import Guard
 from guardrail.routes import PathError, encode_path, match_route, request_path
 from guardrail.server_request import MAX_REQUEST_DEPTH as MAX_REQUEST_DEPTH
 from guardrail.access_log import configure_logging
-from guardrail.server_request import RequestLimits, validate_request
+from guardrail.server_request import RequestLimits, dumps, validate_request
 from guardrail.server_request import json_depth as _depth  # noqa: F401  (its name here before the split)
 from guardrail.server_upstream import PASS_HEADERS as PASS_HEADERS
 from guardrail.server_upstream import error_response as _error
@@ -302,7 +302,7 @@ class Gateway:
                                    *payload.get("messages", [])]
         record(query=question or "", contexts=contexts or [])
         headers = upstream_headers(request, {"content-type": "application/json"}, self.api_key)
-        body = await asyncio.to_thread(lambda: json.dumps(payload, ensure_ascii=False).encode())
+        body = await asyncio.to_thread(dumps, payload)
         return await self._send(request, "POST", path, headers, body)
 
     async def _forward_unguarded(self, request: Request, path: str) -> Response:

@@ -80,13 +80,49 @@ def json_depth(raw: bytes) -> int:
 
 
 
+#: a request body above this is parsed with Python hooks (see :func:`validate_request`)
+_LONG_REQUEST_BYTES = 256 * 1024
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    return dict(pairs)  # a Python call: the interpreter may hand the GIL to the event loop here
+
+
+def _number(text: str) -> int | float:
+    return float(text) if any(c in text for c in ".eE") else int(text)
+
+
+def dumps(payload: Any) -> bytes:
+    """The request as UTF-8 JSON (UnicodeEncodeError for a lone surrogate). A large one is written by the Python
+    encoder, which lets the event loop run as it writes (the C encoder holds the GIL to the end: 0.35 s for 340,000
+    content parts)."""
+    encoder = json.JSONEncoder(ensure_ascii=False)
+    text = "".join(encoder.iterencode(payload)) if _large(payload) else encoder.encode(payload)
+    return text.encode("utf-8")
+
+
+def _large(payload: Any) -> bool:
+    messages = payload.get("messages") if isinstance(payload, dict) else None
+    if not isinstance(messages, list):
+        return False
+    parts = 0
+    for m in messages[:1000]:
+        content = m.get("content") if isinstance(m, dict) else None
+        parts += len(content) if isinstance(content, list) else 0
+    return len(messages) > 1000 or parts > 1000
+
+
 def validate_request(raw: bytes, limits: RequestLimits | None = None, *, max_context_chars: int | None = None) -> dict[str, Any]:
     """The request as a dict, or InputError saying what is wrong (a 400, never a 500)."""
     limits = limits or RequestLimits()
     if json_depth(raw) > limits.max_depth:
         raise InputError(f"the request JSON is nested deeper than {limits.max_depth} levels")
     try:
-        payload = json.loads(raw)
+        # a large body is read with a Python call per object and number: the C parser holds the GIL for as long as
+        # it reads, and the event loop waited for it (340,000 content parts: /healthz 2.4 s, round 30); each call lets
+        # it run
+        payload = json.loads(raw, object_pairs_hook=_object, parse_int=_number, parse_float=_number) \
+            if len(raw) > _LONG_REQUEST_BYTES else json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise InputError("the request body must be a JSON object (OpenAI chat/completions format)") from None
     except ValueError:  # an integer past Python's digit limit (sys.get_int_max_str_digits)
@@ -96,7 +132,7 @@ def validate_request(raw: bytes, limits: RequestLimits | None = None, *, max_con
     _check_fields(payload, limits)
     _check_contexts(payload, limits, max_context_chars)
     try:
-        json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        dumps(payload)
     except UnicodeEncodeError as exc:
         raise InputError(f"the request holds a lone surrogate (broken Unicode) at {exc.start}; send valid UTF-8 text") from None
     return payload

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx
 import openai
 import pytest
 from block_mode import block_guard, both  # noqa: F401 - fixture
@@ -77,6 +78,33 @@ NAMED_ECHO = [
     ("Does the Basic plan include priority support?", REFUNDS, "The Basic plan does.", "The Basic plan doesn't."),
 ]
 
+WARRANTY = ["The warranty does not cover damage caused by drops or commercial use. Opened software and gift cards "
+            "cannot be returned. The Zephyr X2 headphones are water resistant (IPX4) but not waterproof."]
+DENIED = [
+    # a negation of a word that denies, against a clause that denies (the model read them apart: 0.53-0.64)
+    ("Does the warranty cover drops?", WARRANTY, "Drops are not excluded from the warranty.",
+     "Damage caused by drops is not covered by the warranty."),
+    ("Can I return opened software?", WARRANTY, "Opened software is no longer excluded from returns.",
+     "Opened software cannot be returned."),
+    # a word the contexts hold only denied ("but not waterproof": the model entailed "waterproof" at 0.75)
+    ("Are the Zephyr X2 headphones waterproof?", WARRANTY, "The headphones are waterproof.",
+     "The headphones are water resistant but not waterproof."),
+    ("Are the Zephyr X2 headphones waterproof?", WARRANTY, "Yes, they are waterproof.", "No, they are not."),
+    ("Are the Zephyr X2 headphones waterproof?", WARRANTY,
+     "The headphones are not only water resistant but also waterproof.", "They are water resistant (IPX4)."),
+]
+
+LEAFLET = ["Common side effects include nausea, which affects up to 1 in 10 people. Employees accrue 1.5 days of paid "
+           "vacation per month, up to a maximum of 25 days per year. The company will cut about 600 jobs."]
+BOUNDS = [
+    # a figure qualified otherwise than the contexts always qualify it (the model reads the figure, not its bound)
+    ("How common is nausea?", LEAFLET, "Nausea affects about 1 in 10 people.", "Nausea affects up to 1 in 10 people."),
+    ("How much vacation do I get?", LEAFLET, "Employees get at least 25 days of paid vacation per year.",
+     "Employees can accrue up to 25 days of paid vacation per year."),
+    ("How many jobs will go?", LEAFLET, "The company will cut exactly 600 jobs.",
+     "The company will cut roughly 600 jobs."),
+]
+
 READ_AS_BEFORE = [
     # a past form the contexts hold themselves, a hedge in another clause, a claim that hedges itself
     ("What did Northwind open?", DONE, "Northwind opened a warehouse in Ohio.", "pass"),
@@ -89,7 +117,7 @@ def _twins(rows: list[tuple[str, list[str], str, str]]) -> list[tuple[str, list[
     return [(q, c, bad, "block") for q, c, bad, _ in rows] + [(q, c, good, "pass") for q, c, _, good in rows]
 
 
-@pytest.mark.parametrize(("question", "contexts", "answer", "want"), _twins(OVERSTATED) + _twins(NAMED_ECHO) + READ_AS_BEFORE)
+@pytest.mark.parametrize(("question", "contexts", "answer", "want"), _twins(OVERSTATED) + _twins(NAMED_ECHO) + _twins(DENIED) + _twins(BOUNDS) + READ_AS_BEFORE)
 def test_the_verdict_whole_and_streamed(block_guard: Guard, question: str, contexts: list[str], answer: str,
                                         want: str) -> None:
     assert both(block_guard, question, contexts, answer) == (want, want), answer
@@ -105,12 +133,17 @@ def _read(contexts: list[str], claim: str) -> list[str]:
     (FEES, "Late fees will be waived for first-time customers.", ['"will" where the passage says "may"']),
     (FEES, "Customers are required to provide a receipt.", ['"required" where the passage says "may"']),
     (FEES, "Items must be unused to be returned within 30 days.", []),  # a condition said as a requirement
+    (["You may return most items within 30 days, provided they are unused."], "Items must be unused.", []),
     (SHIP, "All branches are open on Saturdays.", ['"all" where the passage says "most"']),
     (["Take 1 tablet every 6 hours as needed."], "You must take 1 tablet every 6 hours.",
      ['"must" where the passage says "as needed"']),
     (NEWS, "Northwind has opened a second warehouse in Ohio.", ['"opened" where the passage says "plans to open"']),
-    (NEWS, "The deal for Tailspin Toys closed after Fabrikam bought it for $80 million.",
-     ['"bought" where the passage says "agreed to buy"']),
+    (NEWS, "Fabrikam has bought Tailspin Toys for $80 million.", ['"bought" where the passage says "agreed to buy"']),
+    (NEWS, "Once Fabrikam bought Tailspin Toys, it paid $80 million.", []),  # a condition, no event told
+    (NEWS + ["Fabrikam completed the purchase of Tailspin Toys in May."], "Fabrikam bought Tailspin Toys in May.", []),
+    (["Orders ship within 24 hours and may be split into two parcels."], "Orders will ship within 24 hours.", []),
+    (["The Team plan is our most popular plan."], "All plans include support.", []),
+    (["The plan renews on May 5; you may cancel before then."], "The plan will renew on May 5.", []),
     (["The company said it will cut 600 jobs."], "The company has cut 600 jobs.",
      ['"cut" where the passage says "will cut"']),
     # the clause the claim is about holds no hedge; the claim hedges itself; the contexts hold the past form
@@ -124,6 +157,42 @@ def _read(contexts: list[str], claim: str) -> list[str]:
 ])
 def test_what_a_claim_says_more_strongly_than_its_clause(contexts: list[str], claim: str, want: list[str]) -> None:
     assert _read(contexts, claim) == want
+
+
+def test_the_words_the_contexts_hold_only_denied(evaluator: Evaluator) -> None:
+    from guardrail.checks.scales import negated_only
+
+    ctx = ["They are water resistant but not waterproof. Gift cards cannot be returned. It is not only fast. Items "
+           "can be returned within 30 days. The fee isn't refundable."]
+    text = ctx[0].split(". ")
+    subjects = [frozenset({"headphon"}), frozenset({"gift", "card"}), frozenset({"it"}), frozenset({"item"}),
+                frozenset({"fee"})]
+    denied = negated_only(list(zip(text, subjects)), ctx)
+    # "returned" is also said plainly; "only" is no predicate
+    assert denied == {"waterproof": (frozenset({"headphon"}),), "refundable": (frozenset({"fee"}),)}
+    # a denial of a kind says nothing of the whole ("Personalized items cannot be returned." / "Items must be ...")
+    kinds = ["Personalized items cannot be returned. You may return most items within 30 days."]
+    f = evaluator.evaluate("Can I return items?", kinds, "Items must be unused to be returned.").faithfulness
+    assert f is not None and f.sentences[0].overstated == ()
+    f = evaluator.evaluate("Can I return personalized items?", kinds,
+                           "Personalized items can be returned within 30 days.").faithfulness
+    assert f is not None and f.sentences[0].supported is False
+
+
+def test_a_number_qualified_otherwise() -> None:
+    from guardrail.checks.scales import number_bounds, rebounded
+
+    bounds = number_bounds(["Refunds take up to 10 days. Items can be returned within 30 days. About 600 jobs will "
+                            "go. Orders over $50 ship free, and orders of $20 or more get a gift."])
+    said = lambda t: [str(o) for o in rebounded(t, bounds)]  # noqa: E731
+    assert said("Refunds take about 10 days.") == ['"about 10" where the passage says "up to 10"']
+    assert said("Items can be returned after at least 30 days.") == ['"at least 30" where the passage says "within 30"']
+    assert said("Exactly 600 jobs will go.") == ['"Exactly 600" where the passage says "About 600"']
+    # the same kind of bound in other words, a plain figure, a figure the contexts qualify two ways
+    assert said("Refunds take at most 10 days.") == []
+    assert said("Refunds take 10 days.") == []
+    assert said("Orders of more than $50 ship free.") == []
+    assert said("Orders of at least $20 get a gift.") == []
 
 
 def test_a_reason_is_a_claim_of_its_own() -> None:
@@ -254,3 +323,97 @@ def test_many_tool_calls_each_with_an_index_of_its_own_are_read_in_one_pass() ->
     assert reader.holding
     reader.read(call(50, ' cards"}'))
     assert not reader.holding
+
+
+# --------------------------------------------------------------------------- round 30: other clients' readings
+def _helper_shows(url: str, sid: str) -> str:
+    """What the OpenAI SDK's chat.completions.stream() helper shows of a guarded stream ("" when it raised)."""
+    client = openai.OpenAI(base_url=url + "/v1", api_key="x", max_retries=0)
+    shown = []
+    try:
+        with client.chat.completions.stream(model="m", messages=[{"role": "user", "content": GIFT_Q}],
+                                            extra_body={"contexts": GIFT, "script": sid}) as stream:
+            for ev in stream:
+                if ev.type == "content.delta":
+                    shown.append(ev.delta)
+    except (openai.APIError, ValueError):
+        return ""
+    return "".join(shown)
+
+
+OTHER_READERS = {
+    # the stream() helper skips a chunk whose object is not "chat.completion.chunk": it showed "Gift cards can be
+    # returned." where the guard read "... cannot ..."
+    "a chunk naming another object": [
+        _data(chunk({"role": "assistant", "content": "Gift cards can"})),
+        _data({**chunk({"content": "not"}), "object": "chat.completion"}),
+        _data(chunk({"content": " be returned."})), _data(chunk({}, finish="stop")), b"data: [DONE]\n\n"],
+    # the SDK decodes every line as UTF-8 and reads retry with int(): it failed after "Absolutely"
+    "a comment that is not UTF-8": [
+        _data(chunk({"role": "assistant", "content": "Absolutely"})), b": \xff\xfe\n\n",
+        _data(chunk({"content": " not. Gift cards cannot be returned."})), _data(chunk({}, finish="stop")),
+        b"data: [DONE]\n\n"],
+    "a retry in full-width digits, then a blank line": [
+        _data(chunk({"role": "assistant", "content": "Absolutely"})), "retry: \uff15\n\n".encode(),
+        _data(chunk({"content": " not. Gift cards cannot be returned."})), _data(chunk({}, finish="stop")),
+        b"data: [DONE]\n\n"],
+    # aiohttp's line iteration splits at LF only: "data: ...\r\rdata: ...\n\n" is one line to it, which it drops
+    "CR-only separators": sse(*words_stream("Gift cards can not be returned."), sep=b"\r\r"),
+    # JavaScript's JSON.parse refuses NaN: a browser client skipped the event that carried "not"
+    "NaN in a chunk": [
+        _data(chunk({"role": "assistant", "content": "Gift cards can"})),
+        b'data: {"id": "c1", "object": "chat.completion.chunk", "created": NaN, "model": "m", "choices": '
+        b'[{"index": 0, "delta": {"content": "not"}, "finish_reason": null}]}\n\n',
+        _data(chunk({"content": " be returned."})), _data(chunk({}, finish="stop")), b"data: [DONE]\n\n"],
+}
+
+
+@pytest.mark.parametrize("case", list(OTHER_READERS))
+def test_a_stream_other_clients_read_otherwise_is_unreadable(gw: tuple[str, Telemetry], case: str) -> None:
+    sid = _events(*OTHER_READERS[case])
+    r = post(gw[0], sid, question=GIFT_Q, contexts=GIFT, stream=True)
+    assert_blocked(r)
+    assert "cannot read" in r.text
+    assert _helper_shows(gw[0], sid) == ""
+
+
+def test_the_stream_helper_shows_a_consistent_stream_whole(gw: tuple[str, Telemetry]) -> None:
+    sid = _events(*_answer("Absolutely", " not. Gift cards cannot be returned."))
+    assert_delivered(post(gw[0], sid, question=GIFT_Q, contexts=GIFT, stream=True), sid)
+    assert _helper_shows(gw[0], sid) == "Absolutely not. Gift cards cannot be returned."
+
+
+def test_a_json_answer_with_a_non_finite_number_is_unreadable(gw: tuple[str, Telemetry]) -> None:
+    body = dumps(chat("Gift cards cannot be returned.")).replace(b'"created": 1', b'"created": Infinity')
+    assert b"Infinity" in body
+    r = post(gw[0], script(body), question=GIFT_Q, contexts=GIFT)
+    assert_blocked(r)
+    assert "Infinity" in r.text and "JSON.parse" in r.text
+
+
+def test_a_second_request_for_confirmation_asks_about_the_same_claim(gw: tuple[str, Telemetry]) -> None:
+    """"Are you sure?" / "Yes, I'm sure." / "Are you sure?": the second asks about the assistant's first claim (read
+    as written, "No, gift cards cannot be returned." was judged against "Are you sure?" and blocked, round 30)."""
+    messages = [{"role": "user", "content": GIFT_Q}, {"role": "assistant", "content": "No, gift cards cannot be returned."},
+                {"role": "user", "content": "Are you sure?"}, {"role": "assistant", "content": "Yes, I'm sure."},
+                {"role": "user", "content": "Are you sure?"}]
+    for answer, delivered in (("No, gift cards cannot be returned.", True), ("Yes.", True),
+                              ("No, actually gift cards can be returned.", False)):
+        sid = script(dumps(chat(answer)))
+        r = httpx.post(gw[0] + "/v1/chat/completions", timeout=60,
+                       json={"model": "m", "messages": messages, "contexts": GIFT, "script": sid})
+        if delivered:
+            assert_delivered(r, sid)
+        else:
+            assert_blocked(r)
+
+
+def test_a_large_request_is_written_as_the_small_one_is() -> None:
+    from guardrail.server_request import dumps as write, validate_request
+
+    payload = {"model": "m", "contexts": GIFT, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": ""}] * 12000 + [{"type": "text", "text": GIFT_Q}]}]}
+    raw = json.dumps(payload, ensure_ascii=False).encode()
+    assert len(raw) > 256 * 1024  # read with Python hooks, written by the Python encoder: the same request
+    assert validate_request(raw) == payload
+    assert write(payload) == raw

@@ -896,6 +896,12 @@ def _meta_turn(question: str, earlier: Sequence[str], assistant: Sequence[str],
         return question_in_conversation(before[-1], before[:-1], assistant, setting)
     if not _CONFIRMATION.match(text):
         return None
+    earlier, assistant = [t for t in earlier if t.strip()], [t for t in assistant if t.strip()]
+    while len(earlier) >= 2 and len(assistant) >= 2 and _CONFIRMATION.match(earlier[-1].strip()) and \
+            _RECONFIRMED.fullmatch(assistant[-1].strip()):
+        # "Are you sure?" / "Yes, I'm sure." / "Are you sure?": the second asks about the claim the first asked
+        # about (read as written it asked whether "You are sure.", round 30)
+        earlier, assistant = earlier[:-1], assistant[:-1]
     said = next((t for t in reversed(assistant) if t.strip()), "")
     if not said:
         return None
@@ -921,6 +927,12 @@ def _meta_turn(question: str, earlier: Sequence[str], assistant: Sequence[str],
     return f"Is it true that {body}?"
 
 
+#: an assistant's reply to a request for confirmation that only confirms ("Yes, I'm sure.", "Yes.", "Absolutely.")
+_RECONFIRMED = re.compile(
+    r"(?i)\W*(?:(?:yes|yeah|yep|yup|absolutely|definitely|certainly|indeed|correct|right|positive|sure)\b[\s,.!]*)+"
+    r"(?:i\s*(?:'m|\u2019m|am)\s+(?:quite\s+|completely\s+|absolutely\s+)?(?:sure|certain|positive)"
+    r"|that(?:'s|\u2019s|\s+is)\s+(?:right|correct))?[\s.!]*|\W*i\s*(?:'m|\u2019m|am)\s+(?:quite\s+)?"
+    r"(?:sure|certain|positive)[\s.!]*")
 #: a follow-up that names only a new noun phrase and means the question before it ("And a gift card?", "What about
 #: jackets?", "Gift cards too?", "And if it's a gift card?")
 _FOLLOW_UP = re.compile(
@@ -2223,6 +2235,10 @@ def contrast_claims(sentence: str) -> tuple[str, str] | None:
     return (main, said) if said else None
 
 
+#: a reply that echoes the question with a modal of possibility: "It may be.", "They might.", "Yes, it could."
+_HEDGED_ECHO = re.compile(
+    rf"(?i)\s*(?:(?:yes|yeah|well|maybe|possibly|perhaps)\s*,?\s*)?(?:{'|'.join(sorted(ECHO_SUBJECTS, key=len, reverse=True))})"
+    rf"(?:\s+(?:{_ECHO_ADV}))?\s+(?:may|might|could)(?![\w'])")
 _NAMED_ECHO = re.compile(
     r"(?i)\s*(?P<np>[^\W\d_][\w'\u2019 -]{0,60}?)\s+(?:(?:certainly|definitely|indeed|really|still|also|do)\s+)?"
     r"(?P<aux>[a-z]+(?:n['\u2019]t)?)(?P<not>\s+not)?(?:\s+be)?(?:\s*,?\s*(?:indeed|too|as\s+well|yes|no))?\s*[.!]*\s*")
@@ -2265,6 +2281,12 @@ def answer_claim(question: str, answer: str) -> AnswerClaim | None:
     chosen = alternative_claim(question, answer)
     if chosen is not None:  # "Both." to "Can I return gift cards or items?"
         return AnswerClaim(chosen, "yes/no")
+    hedged = _HEDGED_ECHO.match(answer)
+    if hedged is not None and tokenize(question.strip())[:1] and \
+            tokenize(question.strip())[0].lower() not in ("may", "might", "can", "could"):
+        # "It may be." to "Will the late fee be waived?": a hedge, no yes (read as one, it claimed "The late fee
+        # will be waived.")
+        return None
     echoed = named_echo(question, answer)
     if echoed is not None:  # "Gift cards can." to "Can gift cards be returned?"
         base = yes_no_statement(question, echoed)

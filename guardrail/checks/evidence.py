@@ -39,7 +39,8 @@ from guardrail.checks.pairing import (
     polar_negative,
 )
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
-from guardrail.checks.scales import ContextClause, context_clauses, overstated
+from guardrail.checks.scales import (Clauses, Denials, context_clauses, context_names, negated_only, number_bounds,
+                                     overstated)
 from guardrail.text import Span, content_stems, stem, words
 
 
@@ -284,9 +285,24 @@ class EvidenceBasis:
         return frozenset().union(*(ws for ws, _ in self.sentence_words_as_written))
 
     @functools.cached_property
-    def clauses(self) -> list[ContextClause]:
+    def clauses(self) -> Clauses:
         """Every clause of the contexts' sentences, read once per request (:mod:`guardrail.checks.scales`)."""
         return context_clauses(self.index)
+
+    @functools.cached_property
+    def number_bounds(self) -> dict[str, tuple[frozenset[str], str]]:
+        """How the contexts qualify each of their numbers ("up to", "at least", "about"), read once per request."""
+        return number_bounds(self.contexts)
+
+    @functools.cached_property
+    def denied_words(self) -> dict[str, tuple[frozenset[str], ...]]:
+        """The words the contexts hold only right after a negation, with whom they deny them, read once per request."""
+        return negated_only([(r.text, r.subject) for row in self.sentences_read for r in row], self.contexts)
+
+    @functools.cached_property
+    def context_names(self) -> frozenset[str]:
+        """The stems of the contexts' names (read once, when a denied word needs them)."""
+        return context_names(self.contexts)
 
     @functools.cached_property
     def sentences_read(self) -> list[list[SentenceRead]]:
@@ -817,7 +833,10 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         terms = tuple(dict.fromkeys([*terms, *swapped]))
     if denial is not None:  # the subject's own clause says the opposite of what the claim repeats of it
         score = min(score, basis.threshold * RULE_CAP * entailment)
-    over = overstated(text, basis.clauses, basis.index, basis.context_words_as_written) \
+    denied_words = basis.denied_words
+    over = overstated(text, basis.clauses, basis.index, basis.context_words_as_written,
+                      Denials(about, denied_words, basis.context_names) if denied_words else None,
+                      basis.number_bounds if _HAS_NUMBER.search(text) else None) \
         if score >= basis.threshold * RULE_CAP * entailment else ()
     if over:  # a hedge made certain, a part made whole, a plan told as done
         score = min(score, basis.threshold * RULE_CAP * entailment)

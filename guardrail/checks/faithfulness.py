@@ -661,9 +661,11 @@ class FaithfulnessCheck:
                 items.extend(ResponseItem(span, text, p, True, False, claim=True) for p in asides)
                 continue
             reasons = reason_claims(text) if cfg.answer_claims else None
-            if reasons is not None and all(tok.count(p) <= hyp_budget for p in reasons):
-                # "Gift cards cannot be returned because they are treated as cash.": the reason is a claim of its own
-                items.extend(ResponseItem(span, text, p, True, False, claim=True) for p in reasons)
+            if reasons is not None and tok.count(text) <= hyp_budget and tok.count(reasons[1]) <= hyp_budget:
+                # "Gift cards cannot be returned because they are sold at a discount.": the reason is a claim of its
+                # own; the sentence is read whole beside it (its main clause alone may lose what the reason says:
+                # "The Pro plan costs more because it includes phone support.")
+                items.extend(ResponseItem(span, text, p, True, False, claim=True) for p in (text.strip(), reasons[1]))
                 continue
             exception = _EXCEPTION_IN.fullmatch(text.strip())
             if exception is not None and cfg.answer_claims:

@@ -18,7 +18,8 @@ within 5 days.") says nothing of another clause. A claim that hedges itself is l
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from collections import Counter
 from dataclasses import dataclass
 
 from guardrail.checks.premises import ContextIndex
@@ -40,6 +41,12 @@ class _Scale:
     hedges: frozenset[str]
     #: multi-word hedges ("as needed")
     phrases: tuple[str, ...] = ()
+    #: words of a context clause that make its hedge no hedge on this scale: "You may return items ... provided they
+    #: are unused" is what "Items must be unused to be returned." says (a condition said as a requirement)
+    moot: frozenset[str] = frozenset()
+    #: a permission ("Employees may carry over five days") hedges on this scale: it does against "must", not against
+    #: "will" ("Five days will carry over" says what the permission does)
+    permission: bool = False
 
 
 _SCALES = (
@@ -47,20 +54,27 @@ _SCALES = (
     _Scale("obligation", frozenset("must required requires require mandatory compulsory obligatory".split()),
            # not "can": "Items must be unused." says what "Items can be returned ... if unused." does
            _MODAL_HEDGES | frozenset("optional optionally recommended recommends advised encouraged".split()),
-           ("as needed", "if needed", "when needed", "if necessary", "as necessary")),
+           ("as needed", "if needed", "when needed", "if necessary", "as necessary"),
+           frozenset("if provided providing unless only once when whenever long subject".split()), True),
+    # not "can": "The thermostat can learn your schedule and adjust ..." is what "... automatically adjusts" says
     _Scale("certainty", frozenset("always invariably automatically guaranteed guarantees guarantee definitely "
-                                  "certainly surely".split()), _MODAL_HEDGES | frozenset({"can"}),
+                                  "certainly surely".split()), _MODAL_HEDGES,
            ("in most cases", "in some cases", "in many cases")),
-    _Scale("whole", frozenset("all every each entire entirely exclusively solely wholly".split()), _PARTS,
+    # not "each": "$15 each" is a price per item
+    _Scale("whole", frozenset("all every entire entirely exclusively solely wholly".split()), _PARTS,
            ("in part", "in most cases", "in some cases", "the majority")),
 )
 #: words that hedge a claim on any scale (a claim that holds one is left to the model)
-_ANY_HEDGE = _MODAL_HEDGES | _PARTS | frozenset("can should".split())
+_ANY_HEDGE = _MODAL_HEDGES | _PARTS | frozenset("can should able".split())
+#: a condition the claim puts on itself ("as needed", "when required"): a hedge of its own
+_OWN_CONDITION = re.compile(r"\b(?:as|when|if|where)\s+(?:needed|required|necessary|applicable|appropriate)\b")
 
 #: the clauses of a sentence: at semicolons and at a comma or contrast before a conjunction
 _CLAUSES = re.compile(r"\s*;\s*|,\s+(?:and|but|while|whereas|whilst|although|though|so)\s+|"
                       r"\s+(?:but|while|whereas|whilst)\s+", re.IGNORECASE)
 _WORD = re.compile(r"[a-z][a-z'\u2019-]*")
+#: "May" inside a sentence, or before a day ("May 5"): the month
+_MONTH_MAY = re.compile(r"(?<=\S )May\b|\bMay(?=\s+\d)")
 _NAME = re.compile(r"(?<=[\w,;:'\u2019)] )[A-Z][a-z]+")
 
 #: a verb the context clause puts in the future or in a plan: "will close", "would cut", "expects the deal to close",
@@ -124,15 +138,27 @@ class ContextClause:
     stems: frozenset[str]
 
 
-def context_clauses(index: ContextIndex) -> list[ContextClause]:
+class Clauses(list[ContextClause]):
+    """Every clause of the contexts' sentences, with the clauses each content stem occurs in (a claim is compared
+    with the clauses that share its words only: one pass over the contexts, not one per claim)."""
+
+    def __init__(self, items: Sequence[ContextClause]) -> None:
+        super().__init__(items)
+        self.postings: dict[str, list[int]] = {}
+        for k, clause in enumerate(self):
+            for st in clause.stems:
+                self.postings.setdefault(st, []).append(k)
+
+
+def context_clauses(index: ContextIndex) -> Clauses:
     """Every clause of every context sentence (read once per request, when a rule needs them)."""
     out = []
     for c, spans in enumerate(index.sentences):
         for span in spans:
             for clause in _clauses(span.of(index.contexts[c])):
-                low = clause.lower()
+                low = _MONTH_MAY.sub("maymonth", clause).lower()  # the month is no hedge
                 out.append(ContextClause(low, frozenset(_WORD.findall(low)), frozenset(content_stems(clause))))
-    return out
+    return Clauses(out)
 
 
 _SCALE_WORDS = frozenset(content_stems(" ".join(
@@ -150,21 +176,66 @@ def _aligned(claim: str, clauses: Sequence[ContextClause], index: ContextIndex) 
     if len(known) < 2 or 2 * len(known) < len(stems):
         return None
     stems = known
+    hits: dict[int, int] = {}
+    postings = clauses.postings if isinstance(clauses, Clauses) else Clauses(clauses).postings
+    for st in stems:
+        for k in postings.get(st, ()):
+            hits[k] = hits.get(k, 0) + 1
     best, best_share = None, 0.0
-    for clause in clauses:
-        if len(clause.stems.intersection(stems)) < 2:
-            continue
+    for k in sorted(k for k, n in hits.items() if n >= 2):
+        clause = clauses[k]
         share = index.overlap(stems, clause.stems)
         if share > best_share:
             best, best_share = clause, share
     return best if best_share >= 0.5 else None
 
 
-def _hedged(clause: ContextClause, scale: _Scale) -> str | None:
-    """The clause's hedge on ``scale``, when it holds one and no word of the scale's certainty."""
-    if clause.words & scale.strong:
+#: hedges that count only where they govern what the claim says: "may" before the claim's verb ("may be waived" for
+#: "will be waived"), "most" before its noun; not "Orders ship within 24 hours and may be split" for "Orders will ship
+#: within 24 hours", nor "our most popular plan" for "All plans ..."
+_GOVERNING = frozenset("may might could can some most many several certain".split())
+_PASSED_OVER = frozenset("be been being not also only of the a an our your their its to which whom".split())
+
+
+def _governs(clause_text: str, hedge: str, claim_stems: frozenset[str]) -> bool:
+    """The first content word after ``hedge`` in the clause (within five words) is one of the claim's."""
+    toks = _WORD.findall(clause_text)
+    for k, t in enumerate(toks):
+        if t != hedge:
+            continue
+        after = [w for w in toks[k + 1:k + 6] if w not in _PASSED_OVER and not w.endswith("ly")]
+        if after and any(a.startswith(b) or b.startswith(a) for a in content_stems(after[0]) for b in claim_stems
+                         if min(len(a), len(b)) >= 3):
+            return True
+    return False
+
+
+#: who a "may" before an active verb permits something ("Employees may carry over ...", "You may return ...")
+_PERSONS = frozenset("you we employee employees staff member members customer customers passenger passengers guest "
+                     "guests user users student students patient patients traveler travelers traveller travellers "
+                     "buyer buyers tenant tenants owner owners holder holders applicant applicants visitor visitors "
+                     "client clients subscriber subscribers adults children parents hires residents".split())
+
+
+def _permits(clause_text: str, hedge: str) -> bool:
+    """``hedge`` ("may", "can", "could") grants a person leave to act: a person named before it, an active verb
+    after it ("Gold members may access the lounge"; not "Late fees may be waived")."""
+    toks = _WORD.findall(clause_text)
+    for k, t in enumerate(toks):
+        if t == hedge and hedge in ("may", "can", "could") and k + 1 < len(toks) and \
+                toks[k + 1] not in ("be", "not", "have") and _PERSONS.intersection(toks[:k]):
+            return True
+    return False
+
+
+def _hedged(clause: ContextClause, scale: _Scale, claim_stems: frozenset[str]) -> str | None:
+    """The clause's hedge on ``scale``, when it holds one (that governs a word of the claim, for the words that
+    may hedge something else) and no word of the scale's certainty."""
+    if clause.words & scale.strong or clause.words & scale.moot:
         return None
-    hedge = next((w for w in sorted(clause.words & scale.hedges)), None)
+    hedge = next((w for w in sorted(clause.words & scale.hedges)
+                  if (w not in _GOVERNING or _governs(clause.text, w, claim_stems)) and
+                  (scale.permission or not _permits(clause.text, w))), None)
     if hedge is None:
         hedge = next((p for p in scale.phrases if re.search(rf"\b{p}\b", clause.text)), None)
     return hedge
@@ -182,12 +253,148 @@ class Overstatement:
         return f'"{self.word}" where the passage says "{self.hedge}"'
 
 
+#: a word the contexts deny of a subject: "is not waterproof", "isn't refundable", "cannot be returned", "never been
+#: used", "... but not waterproof" (after a verb, "did not make", the word is no predicate of the subject)
+_NEGATED_WORD = re.compile(
+    r"(?:\b(?:is|are|was|were|am|be|been|being)\s+(?:not|never)|\b(?:isn|aren|wasn|weren)['\u2019]t|"
+    r"(?:\bcannot|\b(?:can|could|will|would|may|might|must|should|shall)\s+not|\b(?:can|couldn|won|wouldn|mightn|"
+    r"mustn|shouldn)['\u2019]t|\bnever|\bnot)\s+(?:be|been)|\b(?:but|and|yet|or)\s+not|,\s*not)\s+"
+    r"(?:(?!only\b)[a-z]+ly\s+)?(?P<w>[a-z][a-z'\u2019-]{3,})\b")
+#: words after a negation that are no predicate it denies ("not only", "not have", "not all")
+_NOT_DENIED = frozenset("only just also even always all every each that this these those have been able more less "
+                        "much many necessarily quite very really sure exactly merely simply unless until because "
+                        "more than enough about over under".split())
+#: a negation right before a claim word (up to two words between: "not fully waterproof", "isn't really covered")
+_NEGATED_BEFORE = re.compile(r"(?:\b(?:not|never|no|cannot|without|nor|neither)|n['\u2019]t)\s+(?:\S+\s+){0,2}$")
+
+
+def negated_only(sentences: Sequence[tuple[str, frozenset[str]]],
+                 contexts: Sequence[str]) -> dict[str, tuple[frozenset[str], ...]]:
+    """The words the contexts hold only right after a negation ("They are water resistant (IPX4) but not
+    waterproof.": "waterproof"), each with the subjects it is denied of (``sentences``: each context sentence and
+    its subject's stems, a pronoun read as the subject before it), read once per request."""
+    low = [c.lower() for c in contexts]
+    denied = Counter(m.group("w") for t in low for m in _NEGATED_WORD.finditer(t))
+    for w in _NOT_DENIED | AUX_WORDS:
+        denied.pop(w, None)
+    if not denied:
+        return {}
+    seen = Counter(w for t in low for w in _WORD.findall(t) if w in denied)
+    only = {w for w, n in denied.items() if seen[w] == n}
+    out: dict[str, list[frozenset[str]]] = {}
+    for text, subject in sentences:
+        for m in _NEGATED_WORD.finditer(text.lower()):
+            if m.group("w") in only and subject:
+                out.setdefault(m.group("w"), []).append(subject)
+    return {w: tuple(subjects) for w, subjects in out.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Denials:
+    """What :func:`denied_words` reads: the claim's subject (its stems), the contexts' denied words and names."""
+
+    subject: frozenset[str]
+    words: dict[str, tuple[frozenset[str], ...]]
+    names: frozenset[str]
+
+
+def context_names(contexts: Sequence[str]) -> frozenset[str]:
+    """The stems of the words the contexts capitalize inside a sentence, and of their figures: what names a thing
+    ("Zephyr X2")."""
+    return frozenset(content_stems(" ".join(m.group() for c in contexts for m in _INNER_NAME.finditer(c))))
+
+
+_INNER_NAME = re.compile(r"(?<=[\w,;:)] )(?:[A-Z][\w-]*|\w*\d\w*)")
+AUX_WORDS = frozenset("am is are was were be being been do does did have has had can could may might must shall "
+                      "should will would".split())
+
+
+def denied_words(text: str, subject: frozenset[str], denied: dict[str, tuple[frozenset[str], ...]],
+                 names: frozenset[str]) -> list[Overstatement]:
+    """Words a claim asserts of its subject that the contexts hold only denied of it: "The headphones are waterproof."
+    (or "Yes, they are waterproof.") where the contexts say "The Zephyr X2 headphones ... They are water resistant
+    (IPX4) but not waterproof." (entailed at 0.75: the model reads the word, not its negation). The denial's subject
+    is the claim's, a part of it ("X2 headphones" of "headphones"), or the claim's with only names dropped ("The
+    headphones" for "The Zephyr X2 headphones"); not a kind of it ("Personalized items cannot be returned." says
+    nothing of "Items must be unused to be returned."). A claim that negates the word itself is the model's."""
+    if not denied or not subject:
+        return []
+    low = text.lower()
+    out = []
+    for m in _WORD.finditer(low):
+        w = m.group()
+        if w not in denied or _NEGATED_BEFORE.search(low[max(0, m.start() - 40):m.start()]):
+            continue
+        if any(d <= subject or (subject <= d and d - subject <= names) for d in denied[w]):
+            out.append(Overstatement(w, f"not {w}", ""))
+    return out
+
+
+#: what a qualifier before a number says of it: a ceiling, a floor, an estimate, an exact figure
+_BOUND_KINDS = {
+    "upper": r"up\s+to|(?:a\s+)?maximum\s+of|max\.?|as\s+(?:many|much)\s+as|(?:no|not)\s+more\s+than|at\s+most|"
+             r"less\s+than|fewer\s+than|under|below|within",
+    "lower": r"at\s+least|(?:a\s+)?minimum\s+of|min\.?|more\s+than|over|above|(?:no|not)\s+(?:less|fewer)\s+than|"
+             r"upwards\s+of",
+    "about": r"about|approximately|around|roughly|nearly|almost|circa|some",
+    "exact": r"exactly|precisely",
+}
+_QUALIFIED = re.compile(r"(?i)(?:\b(?P<q>" + "|".join(f"(?P<{k}>{v})" for k, v in _BOUND_KINDS.items()) +
+                        r")\s+)?(?<![\w.,])(?P<n>\$?\d[\d,]*(?:\.\d+)?)(?![\w.,]*\d)")
+
+
+_NEGATION_BEFORE = re.compile(r"(?i)(?:\b(?:not|never|no)|n['\u2019]t)\s+(?:[a-z]+\s+){0,2}$")
+
+
+def _qualified(text: str) -> list[tuple[str, str, str]]:
+    """Each number of a text with the kind of its qualifier ("upper", "lower", "about", "exact"; "plain" for none)
+    and the qualifier as written."""
+    out = []
+    for m in _QUALIFIED.finditer(text):
+        kind = next((k for k in _BOUND_KINDS if m.group(k)), "plain")
+        if kind in ("upper", "lower") and _NEGATION_BEFORE.search(text[max(0, m.start() - 30):m.start()]):
+            kind = "lower" if kind == "upper" else "upper"  # "Do not take more than 8": at most 8
+        out.append((m.group("n").lstrip("$").replace(",", ""), kind, " ".join((m.group("q") or "").split())))
+    return out
+
+
+def number_bounds(contexts: Sequence[str]) -> dict[str, tuple[frozenset[str], str]]:
+    """Per number of the contexts: the kinds of qualifier it has there, and one as written (read once per request)."""
+    kinds: dict[str, set[str]] = {}
+    said: dict[str, str] = {}
+    for c in contexts:
+        for n, kind, q in _qualified(c):
+            kinds.setdefault(n, set()).add(kind)
+            said.setdefault(n, f"{q} {n}".strip())
+    return {n: (frozenset(k), said[n]) for n, k in kinds.items()}
+
+
+def rebounded(text: str, bounds: dict[str, tuple[frozenset[str], str]]) -> list[Overstatement]:
+    """A number a claim qualifies otherwise than the contexts always do: "about 1 in 10" or "at least 30 days" where
+    they say "up to"; "exactly 600" where they say "about" (the model reads the figure, not its bound). A plain figure
+    either way is the model's ("30 hours" for "up to 30 hours")."""
+    out = []
+    for n, kind, q in _qualified(text) if bounds else ():
+        held = bounds.get(n)
+        if kind == "plain" or held is None or len(held[0]) != 1:
+            continue
+        (theirs,) = held[0]
+        if theirs != "plain" and theirs != kind:
+            out.append(Overstatement(f"{q} {n}", held[1], ""))
+    return out
+
+
 def overstated(text: str, clauses: Sequence[ContextClause], index: ContextIndex,
-               past_forms: frozenset[str]) -> tuple[Overstatement, ...]:
+               past_forms: frozenset[str], denied: Denials | None = None,
+               bounds: dict[str, tuple[frozenset[str], str]] | None = None) -> tuple[Overstatement, ...]:
     """What a claim says more strongly than the context clause it is about (see the module docstring).
     ``past_forms``: every word of the contexts as written (a past form the contexts hold themselves is no
-    overstatement: "... will close the plant. The plant closed in May.")."""
-    out: list[Overstatement] = []
+    overstatement: "... will close the plant. The plant closed in May."); ``denied``: the claim's subject and
+    what the contexts deny (:func:`negated_only`, :func:`denied_words`);
+    ``bounds``: :func:`number_bounds`."""
+    out: list[Overstatement] = rebounded(text, bounds or {})
+    if denied is not None:
+        out += denied_words(text, denied.subject, denied.words, denied.names)
     for part in _clauses(text):
         low = part.lower()
         said = _WORD.findall(low)
@@ -195,38 +402,79 @@ def overstated(text: str, clauses: Sequence[ContextClause], index: ContextIndex,
             continue
         # a capitalized word inside the clause is a name ("Will Power won the race"), no word of certainty
         names = {w.lower() for w in _NAME.findall(part)}
-        hedged_claim = bool(_ANY_HEDGE.intersection(said)) or "as needed" in low
-        clause: ContextClause | None = None
-        found = False
-        if not hedged_claim:
+        aligned: list[ContextClause | None] = []
+
+        def clause_of(part: str = part, aligned: list[ContextClause | None] = aligned) -> ContextClause | None:
+            if not aligned:  # the clause it is about, found once and only when a rule needs it
+                aligned.append(_aligned(part, clauses, index))
+            return aligned[0]
+
+        if not (_ANY_HEDGE.intersection(said) or _OWN_CONDITION.search(low)):  # a claim that hedges itself: the model's
             for scale in _SCALES:
                 strong = next((w for w in said if w in scale.strong and w not in names), None)
                 if strong is None:
                     continue
-                if not found:
-                    clause, found = _aligned(part, clauses, index), True
+                clause = clause_of()
                 if clause is None:
                     break
-                hedge = _hedged(clause, scale)
+                hedge = _hedged(clause, scale, frozenset(content_stems(part)))
                 if hedge is not None:
                     out.append(Overstatement(strong, hedge, clause.text))
-        out += _told_as_done(part, low, clauses, index, past_forms, clause if found else None, found)
+        out += _told_as_done(low, past_forms, clause_of)
+        out += _double_negation(low, clause_of)
     return tuple(out)
 
 
+#: a negation of a word that itself denies: "not excluded", "no longer excluded", "isn't exempt from" say the claim holds
+_DOUBLE_NEGATION = re.compile(
+    r"(?:\b(?:not|never)|\bno\s+longer|n['\u2019]t)\s+(?:(?:be|been|being)\s+)?(?:any\s+more\s+|anymore\s+)?"
+    r"(?P<w>excluded|exempt|exempted|prohibited|forbidden|banned|barred|disallowed|ineligible|restricted|"
+    r"denied|refused|rejected|void|invalid|precluded)\b")
+#: what makes a context clause deny: a negation, or a word that denies
+_DENYING = re.compile(
+    r"\b(?:not|no|never|none|nothing|cannot|neither|nor|excluded|exempt|prohibited|forbidden|banned|barred|"
+    r"disallowed|ineligible|non-[a-z]+|non(?:refundable|returnable|transferable))\b|n['\u2019]t\b")
+
+
+def _double_negation(low: str, clause_of: Callable[[], ContextClause | None]) -> list[Overstatement]:
+    """A claim that negates a word that denies ("Opened software is no longer excluded from returns.", "Drops are not
+    excluded from the warranty.") says the claim holds; the model reads the negation and the denial apart and
+    entails it from the clause that denies (0.53-0.64). Against a context clause that denies, it is the opposite of
+    what the clause says; a clause that says the same double negation is the model's."""
+    m = _DOUBLE_NEGATION.search(low)
+    clause = clause_of() if m is not None else None
+    if m is None or clause is None or _DOUBLE_NEGATION.search(clause.text):
+        return []
+    denial = _DENYING.search(clause.text)
+    if denial is None:
+        return []
+    return [Overstatement(" ".join(m.group(0).split()), denial.group(0), clause.text)]
+
+
+_PAST_PLAN = re.compile(r"(?i)(?:planned|intended|aimed|hoped|sought|wanted|offered|proposed|promised|pledged|vowed)\b")
+_WAS = re.compile(r"(?i)\b(?:was|were|had\s+been)\s+$")
+_CONDITION_BEFORE = re.compile(r"\b(?:once|after|when|whenever|until|as\s+soon\s+as|by\s+the\s+time|before|if)\b"
+                               r"(?:(?!,).){0,40}$")
+#: words in which the contexts may tell that a plan was carried out
+_COMPLETED = frozenset("completed finalized finalised finished concluded consummated".split())
 _PLAN_WORDS = frozenset("will would shall expects expected plans planned intends intended aims agreed set scheduled "
                         "due going hopes seeks proposes proposed pending promised pledged".split())
 
 
-def _told_as_done(part: str, low: str, clauses: Sequence[ContextClause], index: ContextIndex,
-                  past_forms: frozenset[str], clause: ContextClause | None, aligned: bool) -> list[Overstatement]:
+def _told_as_done(low: str, past_forms: frozenset[str],
+                  clause_of: Callable[[], ContextClause | None]) -> list[Overstatement]:
     """A verb the claim puts in the past that its context clause puts in the future or in a plan."""
     said = set(_WORD.findall(low))
     if said & _PLAN_WORDS:
         return []
-    done: list[str] = [m.group("v") for m in _PERFECT.finditer(low)]
+    if past_forms & _COMPLETED:  # the contexts tell a completion in their own words ("completed the purchase in May")
+        return []
+    done: list[str] = [m.group("v") for m in _PERFECT.finditer(low)
+                       if not _CONDITION_BEFORE.search(low[max(0, m.start() - 60):m.start()])]
     for m in _PAST.finditer(low):
-        before = low[:m.start()].split()
+        before = low[max(0, m.start() - 24):m.start()].split()  # the word before it (a bounded look back)
+        if _CONDITION_BEFORE.search(low[max(0, m.start() - 60):m.start()]):
+            continue  # "once your order has shipped": a condition, no event told
         if not before or before[-1] not in _NOT_PAST_BEFORE:
             done.append(m.group("v"))
     # a past form the contexts hold themselves ("The plant closed in May.") is no overstatement; a form that is also
@@ -234,11 +482,13 @@ def _told_as_done(part: str, low: str, clauses: Sequence[ContextClause], index: 
     done = [v for v in dict.fromkeys(done) if v not in past_forms or _bases(v) == {v} or _IRREGULAR.get(v) == v]
     if not done:
         return []
-    if not aligned:
-        clause = _aligned(part, clauses, index)
+    clause = clause_of()
     if clause is None:
         return []
-    planned = {(m.group("v") or m.group("v2")).lower(): m.group(0) for m in _FUTURE.finditer(clause.text)}
+    # a plan told in the past ("planned to launch in April", "was expected to close") may have been carried out,
+    # or not, in words the rule does not read ("went on sale on June 12"): only a plan still open counts
+    planned = {(m.group("v") or m.group("v2")).lower(): m.group(0) for m in _FUTURE.finditer(clause.text)
+               if not _PAST_PLAN.match(m.group(0)) and not _WAS.search(clause.text[max(0, m.start() - 12):m.start()])}
     out = []
     for v in done:
         hit = next((planned[b] for b in _bases(v) if b in planned), None)

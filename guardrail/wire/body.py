@@ -36,6 +36,15 @@ def _float(text: str) -> float:
     return float(text)
 
 
+class _NonFinite(Exception):
+    pass
+
+
+def _no_constant(name: str) -> Any:
+    """``NaN``, ``Infinity``, ``-Infinity``: Python's reader takes them, JSON and JavaScript's ``JSON.parse`` do not."""
+    raise _NonFinite(name)
+
+
 def loads(data: bytes) -> Any:
     """Strict JSON: UTF-8, one value, no trailing bytes, bounded nesting, no key twice in an object (parsers differ
     on which one wins: the guard would read one and the client the other).
@@ -51,10 +60,14 @@ def loads(data: bytes) -> Any:
         text = text[1:]
     try:
         if len(data) > _LONG_JSON_BYTES:
-            return json.loads(text, object_pairs_hook=_unique, parse_int=_int, parse_float=_float)
-        return json.loads(text, object_pairs_hook=_unique)
+            return json.loads(text, object_pairs_hook=_unique, parse_int=_int, parse_float=_float,
+                              parse_constant=_no_constant)
+        return json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant)
     except _DuplicateKey:
         raise UnreadableError("the answer's JSON has an object with the same key twice") from None
+    except _NonFinite as exc:
+        raise UnreadableError(f"the answer's JSON holds {exc.args[0]}, which is no JSON: Python reads it, "
+                              "JavaScript's JSON.parse refuses it, so clients would not read the same answer") from None
     except json.JSONDecodeError as exc:
         raise UnreadableError(f"the answer is not valid JSON ({exc.msg} at offset {exc.pos})") from None
     except RecursionError:

@@ -149,6 +149,7 @@ class DeltaReader:
         #: the readers that hold characters back (kept as they change: asking every reader on every event cost time
         #: quadratic in the number of tool calls, each streamed with an index of its own; round 29)
         self._holding: set[tuple[int, Any]] = set()
+        self._objects: set[str] = set()  # the "object" of every chat chunk read (one, or the stream is unreadable)
         self._seen: set[int] = set()  # choices that have had text
         self._so_far: dict[tuple[int, Any], str] = {}  # keyed text (and raw arguments) streamed so far
         self._shapes: set[str] = set()
@@ -163,6 +164,15 @@ class DeltaReader:
             self._shapes.add(kind)
             if len(self._shapes) > 1:
                 raise UnreadableError("the stream mixes chat chunks and Responses events (two answer shapes at once)")
+        if kind == "chunk":
+            obj = payload.get("object")
+            self._objects.add(obj if isinstance(obj, str) else repr(obj))
+            if len(self._objects) > 1:
+                # the OpenAI SDK's stream() helper shows only the events whose object is "chat.completion.chunk"
+                raise UnreadableError(
+                    "the stream's chunks name different objects (" + ", ".join(sorted(self._objects)) + "): the "
+                    "OpenAI SDK's stream() helper skips every chunk that is not a 'chat.completion.chunk', so it "
+                    "would not show the answer guardrail read")
         if self.choices is not None and kind == "chunk":
             for d in deltas:
                 if d.index >= self.choices:

@@ -98,6 +98,11 @@ class SSEParser:
                 break
             line = bytes(buf[self._line_start : m.start()])
             self._line_start = self._scan = m.end()
+            if m.group() == b"\r" and self._strange is None:
+                # browsers and the OpenAI SDK end a line there; a client that splits at LF (aiohttp's line iteration,
+                # a hand-written reader) reads this line and the next as one, and drops what it cannot parse
+                self._strange = ("a line ends at a bare CR: browsers and the OpenAI SDK split lines there, clients "
+                                 "that split at LF do not, so they would not read the same events")
             if line:
                 self._field(line)
                 continue
@@ -150,7 +155,16 @@ class SSEParser:
     def _field(self, line: bytes) -> None:
         self._has_field = True
         name, _, value = line.partition(b":")
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            # the OpenAI SDK decodes every line, a comment's and an id's too, and fails on this one
+            self._strange = ("a line of the event is not valid UTF-8: the OpenAI SDK fails on it where other "
+                             "clients read on")
         if name == b"data":
+            if self._data and self._strange is None:
+                self._strange = ("the event's data spans several data lines: clients that read each data line as "
+                                 "one chunk (an httpx iter_lines loop) read none of it, while browsers join them")
             self._data.append(value[1:] if value.startswith(b" ") else value)
             if _OTHER_BREAK.search(value) is not None and _smuggles(value):
                 self._strange = (f"a data line holds a line end to some clients ({_BREAK_NAMES}) before a data field, "
@@ -163,8 +177,8 @@ class SSEParser:
         elif name == b"id" and b"\0" not in value:
             self._sdk_id = bool(value[1:] if value.startswith(b" ") else value)
         elif name == b"retry":
-            try:
-                int((value[1:] if value.startswith(b" ") else value).decode("ascii"))
+            try:  # as the SDK reads it: Python's int() of the decoded value ("５" and " 5 " are numbers to it)
+                int((value[1:] if value.startswith(b" ") else value).decode("utf-8"))
                 self._sdk_retry = True
             except (UnicodeDecodeError, ValueError):
                 pass
