@@ -425,6 +425,8 @@ class _ChainChunks:
         self.answer_key = answer_key
         self.deltas = wire.DeltaReader(choices=1)  # one per stream: tool-call arguments arrive as pieces of JSON
         self._block = -1  # the highest content-block index streamed so far
+        self._types: dict[Any, Any] = {}  # each content-block index streamed so far, with its block's type
+        self._last_key: Any = None  # the last index that is no integer ("lc_...")
 
     def read(self, item: ChainDict) -> Reading:
         if self.answer_key not in item:
@@ -445,11 +447,25 @@ class _ChainChunks:
         content = getattr(value, "content", None)
         for block in content if isinstance(content, list) else []:
             index = block.get("index") if isinstance(block, dict) else None
+            if index is None or isinstance(index, bool):
+                continue
+            kind = "text" if block.get("type") in _TEXT_BLOCKS else block.get("type")  # "text_delta" is text too
+            if index in self._types and self._types[index] != kind:
+                # merged into the block first streamed at that index, it takes that block's type: text merged into
+                # a reasoning or image block is no text to ``.text`` (round 32)
+                raise UnreadableError(f"a streamed content block of type {kind!r} reuses index {index!r} of a "
+                                      f"{self._types[index]!r} block: merged, its text would not be shown as text")
             if isinstance(index, int):
                 if index < self._block:
                     raise UnreadableError(f"a streamed content block goes back to index {index} after {self._block}: "
                                           "merged, its text would stand elsewhere than where it was read")
                 self._block = index
+            elif index in self._types and index != self._last_key:
+                raise UnreadableError(f"a streamed content block goes back to index {index!r}: merged, its text "
+                                      "would stand elsewhere than where it was read")
+            else:
+                self._last_key = index
+            self._types.setdefault(index, kind)
 
     def shows(self, choice: int, *, final: bool = False) -> bool:
         return self.deltas.shows(choice, final=final)

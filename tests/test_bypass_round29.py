@@ -167,7 +167,7 @@ def test_the_words_the_contexts_hold_only_denied(evaluator: Evaluator) -> None:
     text = ctx[0].split(". ")
     subjects = [frozenset({"headphon"}), frozenset({"gift", "card"}), frozenset({"it"}), frozenset({"item"}),
                 frozenset({"fee"})]
-    denied = negated_only(list(zip(text, subjects)), ctx)
+    denied = negated_only(lambda: list(zip(text, subjects)), ctx)
     # "returned" is also said plainly; "only" is no predicate
     assert denied == {"waterproof": (frozenset({"headphon"}),), "refundable": (frozenset({"fee"}),)}
     # a denial of a kind says nothing of the whole ("Personalized items cannot be returned." / "Items must be ...")
@@ -417,3 +417,80 @@ def test_a_large_request_is_written_as_the_small_one_is() -> None:
     assert len(raw) > 256 * 1024  # read with Python hooks, written by the Python encoder: the same request
     assert validate_request(raw) == payload
     assert write(payload) == raw
+
+
+# --------------------------------------------------------------------------- round 32: integrations
+def _lc_chain(pieces: list[Any]) -> Any:
+    from langchain_core.documents import Document
+    from langchain_core.runnables import RunnableGenerator
+    from langchain_core.runnables.utils import AddableDict
+
+    def gen(inputs: Any) -> Any:
+        for inp in inputs:
+            yield AddableDict(input=inp["input"])
+            yield AddableDict(context=[Document(page_content=c) for c in GIFT])
+            for p in pieces:
+                yield AddableDict(answer=p)
+    return RunnableGenerator(gen)
+
+
+def _block(kind: str, text: str, index: Any) -> Any:
+    from langchain_core.messages import AIMessageChunk
+
+    return AIMessageChunk(content=[{"type": kind, ("reasoning" if kind == "reasoning" else "text"): text,
+                                    "index": index}])
+
+
+@pytest.mark.parametrize("index", [1, "lc_1"])
+def test_a_langchain_block_that_reuses_the_index_of_another_type_is_unreadable(block_guard: Guard, index: Any) -> None:
+    """LangChain merges streamed blocks by index and keeps the first block's type: text streamed at the index of a
+    reasoning block becomes reasoning, and the merged answer's .text drops it ("Gift cards can" + "not" hidden)."""
+    from guardrail.langchain import GuardedChain
+
+    nxt = 2 if index == 1 else "lc_2"
+    attack = [_block("text", "Gift cards can", 0), _block("reasoning", "Checking.", index), _block("text", "not", index),
+              _block("text", " be returned.", nxt)]
+    twin = [_block("text", "Gift cards can", 0), _block("reasoning", "Checking.", index), _block("text", "not", nxt),
+            _block("text", " be returned.", nxt)]
+    final: Any = None
+    for c in GuardedChain(block_guard, _lc_chain(attack)).stream({"input": GIFT_Q}):
+        final = c if final is None else final + c
+    assert final.get("finish_reason") == "content_filter" and "reuses index" in str(final["guardrail"].error)
+    final = None
+    for c in GuardedChain(block_guard, _lc_chain(twin)).stream({"input": GIFT_Q}):
+        final = c if final is None else final + c
+    assert final["answer"].text == "Gift cards cannot be returned." and final["guardrail"].action == "pass"
+
+
+def test_a_stream_that_puts_another_choice_first_is_unreadable_when_n_is_not_known(block_guard: Guard) -> None:
+    """An app's own request shape says nothing of n: a client that reads choices[0] of every event shows choice 1's
+    "~~" around choice 0's "not" as one struck answer."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import StreamingResponse
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    from guardrail.asgi import GuardrailMiddleware, record
+
+    def event(index: int, text: str) -> str:
+        return "data: " + json.dumps(chunk({"content": text}, index=index)) + "\n\n"
+
+    async def ask(request: Request) -> StreamingResponse:
+        body = await request.json()
+        record(query=GIFT_Q, contexts=GIFT)
+
+        async def events() -> Any:
+            for index, text in body["pieces"]:
+                yield event(index, text)
+            yield "data: " + json.dumps(chunk({}, finish="stop")) + "\n\n"
+            yield "data: [DONE]\n\n"
+        return StreamingResponse(events(), media_type="text/event-stream")
+
+    client = TestClient(GuardrailMiddleware(Starlette(routes=[Route("/ask", ask, methods=["POST"])]), block_guard,
+                                            routes=["/ask"]))
+    r = client.post("/ask", json={"question": GIFT_Q, "pieces": [(0, "Gift cards can"), (1, "~~"), (0, "not"),
+                                                                   (1, "~~"), (0, " be returned.")]})
+    assert '"content_filter"' in r.text and "choices[0]" in r.text and "not" not in r.text.split("content_filter")[0]
+    r = client.post("/ask", json={"question": GIFT_Q, "pieces": [(0, "Gift cards can"), (0, "not"), (0, " be returned.")]})
+    assert '"content_filter"' not in r.text and '"stop"' in r.text

@@ -297,7 +297,7 @@ class EvidenceBasis:
     @functools.cached_property
     def denied_words(self) -> dict[str, tuple[frozenset[str], ...]]:
         """The words the contexts hold only right after a negation, with whom they deny them, read once per request."""
-        return negated_only([(r.text, r.subject) for row in self.sentences_read for r in row], self.contexts)
+        return negated_only(lambda: [(r.text, r.subject) for row in self.sentences_read for r in row], self.contexts)
 
     @functools.cached_property
     def context_names(self) -> frozenset[str]:
@@ -834,7 +834,7 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     if denial is not None:  # the subject's own clause says the opposite of what the claim repeats of it
         score = min(score, basis.threshold * RULE_CAP * entailment)
     denied_words = basis.denied_words
-    over = overstated(text, basis.clauses, basis.index, basis.context_words_as_written,
+    over = overstated(text, lambda: basis.clauses, basis.index, basis.context_words_as_written,
                       Denials(about, denied_words, basis.context_names) if denied_words else None,
                       basis.number_bounds if _HAS_NUMBER.search(text) else None) \
         if score >= basis.threshold * RULE_CAP * entailment else ()

@@ -153,11 +153,15 @@ class Clauses(list[ContextClause]):
 def context_clauses(index: ContextIndex) -> Clauses:
     """Every clause of every context sentence (read once per request, when a rule needs them)."""
     out = []
-    for c, spans in enumerate(index.sentences):
-        for span in spans:
-            for clause in _clauses(span.of(index.contexts[c])):
+    for c, (spans, stems) in enumerate(zip(index.sentences, index.sentence_words)):
+        for span, own in zip(spans, stems):
+            sentence = span.of(index.contexts[c])
+            parts = _clauses(sentence) if _CLAUSES.search(sentence) else [sentence]
+            for clause in parts:
                 low = _MONTH_MAY.sub("maymonth", clause).lower()  # the month is no hedge
-                out.append(ContextClause(low, frozenset(_WORD.findall(low)), frozenset(content_stems(clause))))
+                # a sentence of one clause has its stems in the index already
+                out.append(ContextClause(low, frozenset(_WORD.findall(low)),
+                                         own if len(parts) == 1 else frozenset(content_stems(clause))))
     return Clauses(out)
 
 
@@ -268,11 +272,12 @@ _NOT_DENIED = frozenset("only just also even always all every each that this the
 _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|never|no|cannot|without|nor|neither)|n['\u2019]t)\s+(?:\S+\s+){0,2}$")
 
 
-def negated_only(sentences: Sequence[tuple[str, frozenset[str]]],
+def negated_only(sentences: Callable[[], Sequence[tuple[str, frozenset[str]]]],
                  contexts: Sequence[str]) -> dict[str, tuple[frozenset[str], ...]]:
     """The words the contexts hold only right after a negation ("They are water resistant (IPX4) but not
     waterproof.": "waterproof"), each with the subjects it is denied of (``sentences``: each context sentence and
-    its subject's stems, a pronoun read as the subject before it), read once per request."""
+    its subject's stems, a pronoun read as the subject before it; read only when some word is denied), read once per
+    request."""
     low = [c.lower() for c in contexts]
     denied = Counter(m.group("w") for t in low for m in _NEGATED_WORD.finditer(t))
     for w in _NOT_DENIED | AUX_WORDS:
@@ -281,8 +286,10 @@ def negated_only(sentences: Sequence[tuple[str, frozenset[str]]],
         return {}
     seen = Counter(w for t in low for w in _WORD.findall(t) if w in denied)
     only = {w for w, n in denied.items() if seen[w] == n}
+    if not only:
+        return {}
     out: dict[str, list[frozenset[str]]] = {}
-    for text, subject in sentences:
+    for text, subject in sentences():
         for m in _NEGATED_WORD.finditer(text.lower()):
             if m.group("w") in only and subject:
                 out.setdefault(m.group("w"), []).append(subject)
@@ -346,6 +353,11 @@ _QUALIFIED = re.compile(r"(?i)(?:\b(?P<q>" + "|".join(f"(?P<{k}>{v})" for k, v i
 _NEGATION_BEFORE = re.compile(r"(?i)(?:\b(?:not|never|no)|n['\u2019]t)\s+(?:[a-z]+\s+){0,2}$")
 
 
+#: a unit of time and "before"/"in advance" after a figure: "up to 24 hours before" is a deadline, not a ceiling
+_DEADLINE_AFTER = re.compile(r"(?i)\s+(?:business\s+|working\s+|calendar\s+)?(?:minutes?|hours?|days?|weeks?|months?)"
+                             r"\s+(?:before|prior\b|in\s+advance|ahead)")
+
+
 def _qualified(text: str) -> list[tuple[str, str, str]]:
     """Each number of a text with the kind of its qualifier ("upper", "lower", "about", "exact"; "plain" for none)
     and the qualifier as written."""
@@ -354,6 +366,8 @@ def _qualified(text: str) -> list[tuple[str, str, str]]:
         kind = next((k for k in _BOUND_KINDS if m.group(k)), "plain")
         if kind in ("upper", "lower") and _NEGATION_BEFORE.search(text[max(0, m.start() - 30):m.start()]):
             kind = "lower" if kind == "upper" else "upper"  # "Do not take more than 8": at most 8
+        if kind == "upper" and _DEADLINE_AFTER.match(text, m.end()):
+            kind = "lower"  # "up to 24 hours before the appointment" is a deadline: at least 24 hours ahead (round 33)
         out.append((m.group("n").lstrip("$").replace(",", ""), kind, " ".join((m.group("q") or "").split())))
     return out
 
@@ -384,10 +398,16 @@ def rebounded(text: str, bounds: dict[str, tuple[frozenset[str], str]]) -> list[
     return out
 
 
-def overstated(text: str, clauses: Sequence[ContextClause], index: ContextIndex,
-               past_forms: frozenset[str], denied: Denials | None = None,
+#: a hedge on a ceiling ("may take up to 5 days"): a claim that restates the ceiling says what it says
+_CEILING_HEDGE = re.compile(r"(?i)\b(?:may|might|can|could)\s+(?:take|last|require|need)\s+"
+                            r"(?:up\s+to|as\s+long\s+as)\b")
+
+
+def overstated(text: str, clauses: Sequence[ContextClause] | Callable[[], Sequence[ContextClause]],
+               index: ContextIndex, past_forms: frozenset[str], denied: Denials | None = None,
                bounds: dict[str, tuple[frozenset[str], str]] | None = None) -> tuple[Overstatement, ...]:
     """What a claim says more strongly than the context clause it is about (see the module docstring).
+    ``clauses``: :func:`context_clauses` (or a callable that makes them, called only when a rule needs them);
     ``past_forms``: every word of the contexts as written (a past form the contexts hold themselves is no
     overstatement: "... will close the plant. The plant closed in May."); ``denied``: the claim's subject and
     what the contexts deny (:func:`negated_only`, :func:`denied_words`);
@@ -406,7 +426,7 @@ def overstated(text: str, clauses: Sequence[ContextClause], index: ContextIndex,
 
         def clause_of(part: str = part, aligned: list[ContextClause | None] = aligned) -> ContextClause | None:
             if not aligned:  # the clause it is about, found once and only when a rule needs it
-                aligned.append(_aligned(part, clauses, index))
+                aligned.append(_aligned(part, clauses() if callable(clauses) else clauses, index))
             return aligned[0]
 
         if not (_ANY_HEDGE.intersection(said) or _OWN_CONDITION.search(low)):  # a claim that hedges itself: the model's
@@ -418,6 +438,9 @@ def overstated(text: str, clauses: Sequence[ContextClause], index: ContextIndex,
                 if clause is None:
                     break
                 hedge = _hedged(clause, scale, frozenset(content_stems(part)))
+                if hedge is not None and _CEILING_HEDGE.search(clause.text) and \
+                        any(k == "upper" for _, k, _ in _qualified(part)):
+                    hedge = None  # "may take up to 5 days" is what "will take no more than 5 days" says
                 if hedge is not None:
                     out.append(Overstatement(strong, hedge, clause.text))
         out += _told_as_done(low, past_forms, clause_of)
@@ -425,7 +448,7 @@ def overstated(text: str, clauses: Sequence[ContextClause], index: ContextIndex,
     return tuple(out)
 
 
-#: a negation of a word that itself denies: "not excluded", "no longer excluded", "isn't exempt from" say the claim holds
+#: a negation of a word that itself denies: "not excluded", "no longer excluded", "isn't exempt from": the claim holds
 _DOUBLE_NEGATION = re.compile(
     r"(?:\b(?:not|never)|\bno\s+longer|n['\u2019]t)\s+(?:(?:be|been|being)\s+)?(?:any\s+more\s+|anymore\s+)?"
     r"(?P<w>excluded|exempt|exempted|prohibited|forbidden|banned|barred|disallowed|ineligible|restricted|"
@@ -447,6 +470,10 @@ def _double_negation(low: str, clause_of: Callable[[], ContextClause | None]) ->
         return []
     denial = _DENYING.search(clause.text)
     if denial is None:
+        return []
+    # "Staff aren't exempt" says nothing against "Students are exempt ..., but staff are not."
+    subject = frozenset(content_stems(low[:m.start()]))
+    if subject and not subject & clause.stems:
         return []
     return [Overstatement(" ".join(m.group(0).split()), denial.group(0), clause.text)]
 
@@ -487,8 +514,12 @@ def _told_as_done(low: str, past_forms: frozenset[str],
         return []
     # a plan told in the past ("planned to launch in April", "was expected to close") may have been carried out,
     # or not, in words the rule does not read ("went on sale on June 12"): only a plan still open counts
+    years = re.findall(r"\b\d{4}\b", low)
     planned = {(m.group("v") or m.group("v2")).lower(): m.group(0) for m in _FUTURE.finditer(clause.text)
-               if not _PAST_PLAN.match(m.group(0)) and not _WAS.search(clause.text[max(0, m.start() - 12):m.start()])}
+               if not _PAST_PLAN.match(m.group(0)) and not _WAS.search(clause.text[max(0, m.start() - 12):m.start()])
+               # a claim dated outside the plan's own phrase ("aims to cut ... by 2030, after reducing them
+               # ... between 2015 and 2023") tells another event
+               and all(y in clause.text[m.start():].split(",")[0] for y in years)}
     out = []
     for v in done:
         hit = next((planned[b] for b in _bases(v) if b in planned), None)

@@ -173,6 +173,16 @@ class DeltaReader:
                     "the stream's chunks name different objects (" + ", ".join(sorted(self._objects)) + "): the "
                     "OpenAI SDK's stream() helper skips every chunk that is not a 'chat.completion.chunk', so it "
                     "would not show the answer guardrail read")
+        if self.choices is None and kind == "chunk" and isinstance(payload.get("choices"), list) and \
+                payload["choices"] and isinstance(payload["choices"][0], dict) and \
+                payload["choices"][0].get("index", 0) != 0 and any(d.text or d.keyed for d in deltas):
+            # a request that does not say how many answers it asked for (an app's own shape): a client that reads
+            # choices[0] of every event shows this event's first choice as part of the one answer (round 32: choice
+            # 1's "~~" around choice 0's "not" struck it in the answer shown)
+            raise UnreadableError(
+                f"a stream event's first choice is choice {payload['choices'][0].get('index')} and the request did "
+                "not say how many answers it asked for: a client that reads choices[0] of every event would show it "
+                "as part of the answer (send 'n' with the request, or put choice 0 first in every event)")
         if self.choices is not None and kind == "chunk":
             for d in deltas:
                 if d.index >= self.choices:
