@@ -133,6 +133,9 @@ def _read(contexts: list[str], claim: str) -> list[str]:
     (FEES, "Late fees will be waived for first-time customers.", ['"will" where the passage says "may"']),
     (FEES, "Customers are required to provide a receipt.", ['"required" where the passage says "may"']),
     (FEES, "Items must be unused to be returned within 30 days.", []),  # a condition said as a requirement
+    (NEWS, "The city council will approve the budget on Friday.", ['"will" where the passage says "expected"']),
+    (["Staff should keep receipts for 12 months."], "Staff must keep receipts for 12 months.",
+     ['"must" where the passage says "should"']),
     (["You may return most items within 30 days, provided they are unused."], "Items must be unused.", []),
     (SHIP, "All branches are open on Saturdays.", ['"all" where the passage says "most"']),
     (["Take 1 tablet every 6 hours as needed."], "You must take 1 tablet every 6 hours.",

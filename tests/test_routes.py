@@ -409,4 +409,7 @@ def test_healthz_answers_while_a_large_request_is_read(gw: tuple[str, Telemetry]
         worst = max(worst, time.perf_counter() - t0)
         time.sleep(0.01)
     thread.join()
-    assert worst < 0.5, worst
+    # the stall this guards against was seconds (12-19 s for a 30 MB answer); the gateway runs in this process and
+    # shares its GIL with the client threads, so a loaded machine adds tenths (0.54 s seen in CI): the out-of-process
+    # figure is benchmarks/healthz_stall.py's
+    assert worst < 1.0, worst

@@ -50,10 +50,11 @@ class _Scale:
 
 
 _SCALES = (
-    _Scale("certain future", frozenset("will shall".split()), _MODAL_HEDGES),
+    # "is expected to approve": a forecast, not "will approve"
+    _Scale("certain future", frozenset("will shall".split()), _MODAL_HEDGES | frozenset("expected expects".split())),
     _Scale("obligation", frozenset("must required requires require mandatory compulsory obligatory".split()),
            # not "can": "Items must be unused." says what "Items can be returned ... if unused." does
-           _MODAL_HEDGES | frozenset("optional optionally recommended recommends advised encouraged".split()),
+           _MODAL_HEDGES | frozenset("should optional optionally recommended recommends advised encouraged".split()),
            ("as needed", "if needed", "when needed", "if necessary", "as necessary"),
            frozenset("if provided providing unless only once when whenever long subject".split()), True),
     # not "can": "The thermostat can learn your schedule and adjust ..." is what "... automatically adjusts" says
@@ -197,7 +198,7 @@ def _aligned(claim: str, clauses: Sequence[ContextClause], index: ContextIndex) 
 #: hedges that count only where they govern what the claim says: "may" before the claim's verb ("may be waived" for
 #: "will be waived"), "most" before its noun; not "Orders ship within 24 hours and may be split" for "Orders will ship
 #: within 24 hours", nor "our most popular plan" for "All plans ..."
-_GOVERNING = frozenset("may might could can some most many several certain".split())
+_GOVERNING = frozenset("may might could can should expected expects some most many several certain".split())
 _PASSED_OVER = frozenset("be been being not also only of the a an our your their its to which whom".split())
 
 
