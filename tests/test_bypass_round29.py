@@ -497,3 +497,29 @@ def test_a_stream_that_puts_another_choice_first_is_unreadable_when_n_is_not_kno
     assert '"content_filter"' in r.text and "choices[0]" in r.text and "not" not in r.text.split("content_filter")[0]
     r = client.post("/ask", json={"question": GIFT_Q, "pieces": [(0, "Gift cards can"), (0, "not"), (0, " be returned.")]})
     assert '"content_filter"' not in r.text and '"stop"' in r.text
+
+
+# --------------------------------------------------------------------------- round 34: real servers' streams
+def _no_object(payload: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in payload.items() if k != "object"}
+
+
+SERVER_STREAMS = {
+    # Azure OpenAI: a content-filter chunk first, "object": "" and no choices
+    "azure": [_data({"id": "", "object": "", "created": 0, "model": "", "choices": [],
+                     "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": {}}]}),
+              *_answer("Absolutely", " not. Gift cards cannot be returned.")],
+    # FastChat: text chunks leave "object" out, the finish chunk names it
+    "fastchat": [_data(_no_object(chunk({"role": "assistant", "content": "Absolutely"}))),
+                 _data(_no_object(chunk({"content": " not. Gift cards cannot be returned."}))),
+                 _data(chunk({}, finish="stop")), b"data: [DONE]\n\n"],
+}
+
+
+@pytest.mark.parametrize("server", list(SERVER_STREAMS))
+def test_streams_of_real_servers_are_read(gw: tuple[str, Telemetry], server: str) -> None:
+    """The object rule reads the chunks that carry text only: a content-filter chunk or a finish chunk that names
+    another object (or none) shows nothing."""
+    sid = _events(*SERVER_STREAMS[server])
+    assert_delivered(post(gw[0], sid, question=GIFT_Q, contexts=GIFT, stream=True), sid)
+

@@ -63,10 +63,6 @@ def shape(payload: dict[str, Any]) -> str:
     chunk, event = "choices" in payload, responses.is_event(payload)
     if chunk and event:
         raise UnreadableError("a stream event is both a chat chunk and a Responses event (two answer shapes at once)")
-    if (chunk or event) and payload.get("error") and payload.get("type") != "error":
-        # the OpenAI SDK raises at any event whose "error" is set: its clients stop there, others read on
-        raise UnreadableError("a stream event carries an error beside its answer: the OpenAI SDK stops at it and "
-                              "other clients read on, so they would not show the same answer")
     if chunk:
         return "chunk"
     if event:
@@ -84,6 +80,21 @@ def read_deltas(payload: Any, echo: f.Echo = None) -> list[Delta]:
     :func:`~guardrail.wire.fields.echo`)."""
     if not isinstance(payload, dict):
         raise UnreadableError(f"a stream event is a JSON {type(payload).__name__}, not an object")
+    out = _read_deltas(payload, echo)
+    if payload.get("error") and payload.get("type") != "error" and any(_carries(d) for d in out):
+        # the OpenAI SDK raises at any event whose "error" is set: its clients stop there, others read on (an error
+        # beside no text is read as the chunk's other fields are: an error object's message is text a client shows)
+        raise UnreadableError("a stream event carries an error beside answer text: the OpenAI SDK stops at it and "
+                              "other clients read on, so they would not show the same answer")
+    return out
+
+
+def _carries(d: Delta) -> bool:
+    """The delta holds answer text (or pieces of it: tool-call arguments, keyed or repeated texts)."""
+    return bool(d.text or d.arguments or d.keyed or d.snapshots)
+
+
+def _read_deltas(payload: dict[str, Any], echo: f.Echo) -> list[Delta]:
     kind = shape(payload)
     if kind == "responses":
         ev = responses.read_event(payload, echo)
@@ -164,7 +175,9 @@ class DeltaReader:
             self._shapes.add(kind)
             if len(self._shapes) > 1:
                 raise UnreadableError("the stream mixes chat chunks and Responses events (two answer shapes at once)")
-        if kind == "chunk":
+        if kind == "chunk" and any(_carries(d) for d in deltas):
+            # only the chunks that carry text: Azure's content-filter chunks say "object": "" and FastChat's finish
+            # chunk names the object its text chunks leave out (round 34), neither shows anything
             obj = payload.get("object")
             self._objects.add(obj if isinstance(obj, str) else repr(obj))
             if len(self._objects) > 1:
