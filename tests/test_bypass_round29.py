@@ -196,6 +196,11 @@ def test_a_number_qualified_otherwise() -> None:
     assert said("Refunds take 10 days.") == []
     assert said("Orders of more than $50 ship free.") == []
     assert said("Orders of at least $20 get a gift.") == []
+    # a time relative to an event is a window: "up to 24 hours before departure" is what "at least 24 hours before"
+    # says, and "within 24 hours of departure" names the window it leaves out
+    flights = number_bounds(["Flights can be changed without a fee up to 24 hours before departure."])
+    assert rebounded("Change it at least 24 hours before departure.", flights) == []
+    assert rebounded("Within 24 hours of departure, flights can no longer be changed without a fee.", flights) == []
 
 
 def test_a_reason_is_a_claim_of_its_own() -> None:

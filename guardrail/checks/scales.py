@@ -354,9 +354,11 @@ _QUALIFIED = re.compile(r"(?i)(?:\b(?P<q>" + "|".join(f"(?P<{k}>{v})" for k, v i
 _NEGATION_BEFORE = re.compile(r"(?i)(?:\b(?:not|never|no)|n['\u2019]t)\s+(?:[a-z]+\s+){0,2}$")
 
 
-#: a unit of time and "before"/"in advance" after a figure: "up to 24 hours before" is a deadline, not a ceiling
-_DEADLINE_AFTER = re.compile(r"(?i)\s+(?:business\s+|working\s+|calendar\s+)?(?:minutes?|hours?|days?|weeks?|months?)"
-                             r"\s+(?:before|prior\b|in\s+advance|ahead)")
+#: a unit of time and "before"/"of"/"after" after a figure: a time relative to an event, not a ceiling or a floor
+_DEADLINE_AFTER = re.compile(r"(?i)\s+(?:business\s+|working\s+|calendar\s+)?(?:minutes?|hours?|days?|weeks?|months?|"
+                             r"years?)\s+(?:before|prior\b|in\s+advance|ahead|after|since|(?:of|from)\s+(?:the\s+|your\s+)?"
+                             r"(?:departure|arrival|delivery|purchase|receipt|booking|check-?in|check-?out|travel|event|"
+                             r"appointment|flight|trip|start|end|order|shipment|invoice|notice|diagnosis|treatment))\b")
 
 
 def _qualified(text: str) -> list[tuple[str, str, str]]:
@@ -367,8 +369,10 @@ def _qualified(text: str) -> list[tuple[str, str, str]]:
         kind = next((k for k in _BOUND_KINDS if m.group(k)), "plain")
         if kind in ("upper", "lower") and _NEGATION_BEFORE.search(text[max(0, m.start() - 30):m.start()]):
             kind = "lower" if kind == "upper" else "upper"  # "Do not take more than 8": at most 8
-        if kind == "upper" and _DEADLINE_AFTER.match(text, m.end()):
-            kind = "lower"  # "up to 24 hours before the appointment" is a deadline: at least 24 hours ahead (round 33)
+        if kind != "plain" and _DEADLINE_AFTER.match(text, m.end()):
+            # a time relative to an event is a window, not a ceiling or a floor: "up to 24 hours before departure"
+            # (at least 24 hours ahead, round 33), "within 24 hours of departure" (the last 24 hours)
+            kind = "plain"
         out.append((m.group("n").lstrip("$").replace(",", ""), kind, " ".join((m.group("q") or "").split())))
     return out
 
