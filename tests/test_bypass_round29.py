@@ -27,6 +27,7 @@ import httpx
 import openai
 import pytest
 from block_mode import block_guard, both  # noqa: F401 - fixture
+from test_bypass_round28 import _twins
 from test_bypass import assert_blocked, assert_delivered, chat, chunk, dumps, evaluator, gw, post, script, sse, \
     upstream, words_stream  # noqa: F401
 
@@ -113,11 +114,8 @@ READ_AS_BEFORE = [
 ]
 
 
-def _twins(rows: list[tuple[str, list[str], str, str]]) -> list[tuple[str, list[str], str, str]]:
-    return [(q, c, bad, "block") for q, c, bad, _ in rows] + [(q, c, good, "pass") for q, c, _, good in rows]
-
-
-@pytest.mark.parametrize(("question", "contexts", "answer", "want"), _twins(OVERSTATED) + _twins(NAMED_ECHO) + _twins(DENIED) + _twins(BOUNDS) + READ_AS_BEFORE)
+@pytest.mark.parametrize(("question", "contexts", "answer", "want"),
+                         _twins(OVERSTATED) + _twins(NAMED_ECHO) + _twins(DENIED) + _twins(BOUNDS) + READ_AS_BEFORE)
 def test_the_verdict_whole_and_streamed(block_guard: Guard, question: str, contexts: list[str], answer: str,
                                         want: str) -> None:
     assert both(block_guard, question, contexts, answer) == (want, want), answer

@@ -270,7 +270,7 @@ _NOT_DENIED = frozenset("only just also even always all every each that this the
                         "much many necessarily quite very really sure exactly merely simply unless until because "
                         "more than enough about over under".split())
 #: a negation right before a claim word (up to two words between: "not fully waterproof", "isn't really covered")
-_NEGATED_BEFORE = re.compile(r"(?:\b(?:not|never|no|cannot|without|nor|neither)|n['\u2019]t)\s+(?:\S+\s+){0,2}$")
+_NEGATED_BEFORE = re.compile(r"(?i)(?:\b(?:not|never|no|cannot|without|nor|neither)|n['\u2019]t)\s+(?:\S+\s+){0,2}$")
 
 
 def negated_only(sentences: Callable[[], Sequence[tuple[str, frozenset[str]]]],
@@ -351,9 +351,6 @@ _QUALIFIED = re.compile(r"(?i)(?:\b(?P<q>" + "|".join(f"(?P<{k}>{v})" for k, v i
                         r")\s+)?(?<![\w.,])(?P<n>\$?\d[\d,]*(?:\.\d+)?)(?![\w.,]*\d)")
 
 
-_NEGATION_BEFORE = re.compile(r"(?i)(?:\b(?:not|never|no)|n['\u2019]t)\s+(?:[a-z]+\s+){0,2}$")
-
-
 #: a unit of time and "before"/"of"/"after" after a figure: a time relative to an event, not a ceiling or a floor
 _DEADLINE_AFTER = re.compile(r"(?i)\s+(?:business\s+|working\s+|calendar\s+)?(?:minutes?|hours?|days?|weeks?|months?|"
                              r"years?)\s+(?:before|prior\b|in\s+advance|ahead|after|since|(?:of|from)\s+(?:the\s+|your\s+)?"
@@ -367,7 +364,7 @@ def _qualified(text: str) -> list[tuple[str, str, str]]:
     out = []
     for m in _QUALIFIED.finditer(text):
         kind = next((k for k in _BOUND_KINDS if m.group(k)), "plain")
-        if kind in ("upper", "lower") and _NEGATION_BEFORE.search(text[max(0, m.start() - 30):m.start()]):
+        if kind in ("upper", "lower") and _NEGATED_BEFORE.search(text[max(0, m.start() - 30):m.start()]):
             kind = "lower" if kind == "upper" else "upper"  # "Do not take more than 8": at most 8
         if kind != "plain" and _DEADLINE_AFTER.match(text, m.end()):
             # a time relative to an event is a window, not a ceiling or a floor: "up to 24 hours before departure"
