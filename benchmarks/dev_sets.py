@@ -160,7 +160,7 @@ DENIAL_CAP = True
 #: a near copy of a context sentence with a word of its own swapped in scores below the threshold (--no-swap-cap)
 SWAP_CAP = True
 #: the threshold the number cap is set under (the shipped model's; the cap is relative to the threshold in the guard)
-SHIPPED_THRESHOLD = 0.3604
+SHIPPED_THRESHOLD = 0.3907
 #: cap on the contradiction of a premise that names the claim's subject when its best support does not
 #: (FaithfulnessConfig.subject_conflict; --subject-conflict)
 SUBJECT_CONFLICT: float | None = FaithfulnessConfig().subject_conflict
@@ -193,11 +193,19 @@ def row_score(cal: Calibrator, feats: list[dict[str, float]]) -> float:
     return min(scores)
 
 
-def best_shared_threshold(support: np.ndarray, supported: np.ndarray, which: np.ndarray, names: list[str]) -> float:
+def best_shared_threshold(support: np.ndarray, supported: np.ndarray, which: np.ndarray, names: list[str],
+                          max_gap: float | None = None) -> float:
+    """The threshold with the best mean balanced accuracy over the sets; with ``max_gap``, the lowest threshold (the
+    fewest answers blocked) at which every set's balanced accuracy is within ``max_gap`` of its own best threshold's,
+    when there is one."""
     cands = np.unique(np.round(support, 4))
     best, best_t = -1.0, 0.5
+    own = {n: best_own(support[which == n], supported[which == n])[0] for n in names}
     for t in cands:
-        m = np.mean([balanced_accuracy(support[which == n] >= t, supported[which == n]) for n in names])
+        accs = {n: balanced_accuracy(support[which == n] >= t, supported[which == n]) for n in names}
+        if max_gap is not None and all(own[n] - a <= max_gap for n, a in accs.items()):
+            return float(t)
+        m = np.mean(list(accs.values()))
         if m > best:
             best, best_t = m, float(t)
     return best_t
@@ -248,6 +256,9 @@ def main() -> None:
     ap.add_argument("--stop-at", type=float, default=None,
                     help="FaithfulnessConfig.stop_at (default: the config default; 0: read every premise)")
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--max-gap", type=float, default=None,
+                    help="shared threshold: the lowest at which every set's decision is within this of its best "
+                         "(default: the best mean balanced accuracy)")
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--write", action="store_true", help="store the calibration and threshold in MODEL/guardrail.json")
     args = ap.parse_args()
@@ -313,12 +324,14 @@ def main() -> None:
         cw, cb = fit_logistic(((two[tr] - mu) / sd).tolist(), supported[tr].astype(int).tolist(), l2=args.l2,
                               sample_weight=w[tr].tolist())
         oof_two[te] = sigmoid(((two[te] - mu) / sd) @ np.array(cw) + cb)
-    threshold = best_shared_threshold(oof, supported, which, names)
+    threshold = best_shared_threshold(oof, supported, which, names, args.max_gap)
 
     print(f"model {args.model}; check {config}; features {', '.join(FEATURES_IN_USE)} (weakest sentence), cap {CAP}; "
           f"{args.folds} folds by question/claim/article over {len(names)} sets pooled, each set weighted equally; "
           "AUROC for 'hallucinated' [95% bootstrap interval]")
-    print(f"shared threshold (best mean balanced accuracy over the sets, out of fold): {threshold:.4f}")
+    rule = ("best mean balanced accuracy over the sets" if args.max_gap is None else
+            f"the lowest with every set's decision within {args.max_gap} of its best")
+    print(f"shared threshold ({rule}, out of fold): {threshold:.4f}")
     header = ("set", "rows", "calibrated (oof)", "NLI only", "overlap+length (oof)", "overlap", "length",
               "decision @shared", "best own thr", "tokens/row")
     print(" | ".join(header))
@@ -341,7 +354,7 @@ def main() -> None:
         tr, te = which != n, which == n
         cal = fit(x[tr], supported[tr], w[tr], args.l2)
         s_tr = np.array([row_score(cal, feats[i]) for i in np.flatnonzero(tr)])
-        t = best_shared_threshold(s_tr, supported[tr], which[tr], [o for o in names if o != n])
+        t = best_shared_threshold(s_tr, supported[tr], which[tr], [o for o in names if o != n], args.max_gap)
         s = np.array([row_score(cal, feats[i]) for i in np.flatnonzero(te)])
         print(f"  -> {n}: {ci(1 - s, y[te], groups[te])}; decision {balanced_accuracy(s >= t, supported[te]):.3f} "
               f"at {t:.4f}")
@@ -362,6 +375,7 @@ def main() -> None:
                                            f" --cap {args.cap}"
                                            + (f" --sentences {args.sentences}" if args.sentences is not None else "")
                                            + (f" --stop-at {args.stop_at}" if args.stop_at is not None else "")
+                                           + (f" --max-gap {args.max_gap}" if args.max_gap is not None else "")
                                            + " --write"},
         })
         path.write_text(json.dumps(meta, indent=2) + "\n")

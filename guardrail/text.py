@@ -255,6 +255,8 @@ def sentence_windows(
 #: how a short answer is read together with its question, in the check and in training
 #: (the format of the multiple-choice reading QA pairs of the training pool)
 QA_FORMAT = "Q: {question} A: {answer}"
+#: how a "Q: ... A: ..." reading begins
+QA_PREFIX = QA_FORMAT.split("{", 1)[0]
 
 
 def qa_hypothesis(question: str, answer: str) -> str:
@@ -799,7 +801,7 @@ def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w not in STOPWORDS]
 
 
-_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("able", ""), ("ible", ""))
 
 
 #: distinct words whose stems are kept (about 150 bytes each). Only alphabetic words longer than 3 characters are
@@ -812,8 +814,8 @@ STEM_CACHE_SIZE = 16384
 def stem(word: str) -> str:
     """A light suffix stripper, so "refunds", "refunded" and "refund" match (not a linguistic stemmer).
 
-    >>> [stem(w) for w in ("refunds", "refunded", "policies", "class", "was")]
-    ['refund', 'refund', 'policy', 'class', 'was']
+    >>> [stem(w) for w in ("refunds", "refunded", "policies", "class", "was", "vote", "voted", "voting")]
+    ['refund', 'refund', 'policy', 'class', 'was', 'vot', 'vot', 'vot']
     """
     if len(word) <= 3 or not word.isalpha() or word.endswith("ss"):
         return word
@@ -825,7 +827,9 @@ def _stem_alpha(word: str) -> str:
     for suffix, repl in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)] + repl
-    return word
+    # an unsuffixed word loses its final "e", so "vote" meets "voted" and "voting", "state" meets "states" ("vot",
+    # "stat"), and "agree" still meets "agreed" ("agre")
+    return word[:-1] if word.endswith("e") else word
 
 
 def content_stems(text: str) -> list[str]:

@@ -159,7 +159,10 @@ WHAT = "What can I return?"
     (Q, "Gift cards can<select><option>x</option><option> not</option></select> be returned.", "block"),
     (Q, "Gift cards can ![not](https://example.com/pixel.png) be returned.", "block"),
     (Q, 'Gift cards can<img src="https://example.com/p.png" alt=" not"> be returned.', "block"),
-    (Q, f"{NEG} ![Return policy](https://example.com/policy.png)", "pass"),
+    # an image's alt text is read as a sentence: "Return policy" scores 0.29 under the session-16 calibration (a
+    # known false block, MODEL_CARD.md "Still wrong")
+    pytest.param(Q, f"{NEG} ![Return policy](https://example.com/policy.png)", "pass",
+                 marks=pytest.mark.xfail(strict=True, reason="known false block (session 16)")),
     (Q, f"<details open><summary>Answer</summary>{NEG}</details>", "pass"),
     # B3: style, class and hiding attributes
     (Q, 'Gift cards can<span style="display:/**/none"> not</span> be returned.', "block"),

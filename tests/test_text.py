@@ -105,7 +105,7 @@ def test_stem_cache_is_bounded() -> None:
     text._stem_alpha.cache_clear()
     try:
         assert text.content_stems("Policy reference 1000123-0: ticket 1000123 refunds") == [
-            "policy", "reference", "1000123-0", "ticket", "1000123", "refund"]
+            "policy", "referenc", "1000123-0", "ticket", "1000123", "refund"]
         assert text._stem_alpha.cache_info().currsize == 4  # policy, reference, ticket, refunds: the ids are not kept
         words = [f"word{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}{chr(97 + i // 676 % 26)}{chr(97 + i // 17576)}s"
                  for i in range(text.STEM_CACHE_SIZE + 100)]

@@ -45,8 +45,8 @@ DEFAULT_FEATURES: tuple[str, ...] = tuple(f for f in FEATURES if f not in ("abse
 #: a context of up to this many sentences counts as this many for ``log_context_sentences`` (measured on the four dev
 #: sets, benchmarks/results/dev_sets_context_sentences_not_shipped.txt: every floor from 6 to 16 keeps each set's
 #: decision at the shared threshold within 0.022 of its best; without a floor BEGIN lost 0.018 AUROC). The shipped
-#: calibration does not use the feature: at the threshold the dev sets share it blocks 61 of 138 realistic faithful
-#: answers (BENCHMARKS.md, session 10)
+#: calibration uses the feature since session 16 (BENCHMARKS.md): the more sentences a claim's support was chosen
+#: among, the lower a supported claim's entailment runs, and one threshold then serves short and long contexts
 SHORT_CONTEXT_SENTENCES = 8
 
 

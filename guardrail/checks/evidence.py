@@ -41,7 +41,7 @@ from guardrail.checks.pairing import (
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode
 from guardrail.checks.scales import (Clauses, Denials, context_clauses, context_names, negated_only, number_bounds,
                                      overstated)
-from guardrail.text import Span, content_stems, stem, words
+from guardrail.text import QA_PREFIX, Span, content_stems, stem, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,7 +314,7 @@ class EvidenceBasis:
         """Each context sentence's subject (as :func:`subject_core` names it) and the words it says of it (when a
         claim has a word that stands in contrast with another)."""
         # what it says of the subject: its words but the subject's ("Pro" is no tier it has)
-        return [(r.subject, frozenset(words(r.text)) - frozenset(words(r.named)))
+        return [(r.subject, frozenset(words(r.text)) - frozenset(words(r.named)) - _in_names_only(r.text))
                 for row in self.sentences_read for r in row if r.subject]
 
     @functools.cached_property
@@ -535,25 +535,38 @@ def reversed_comparison(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
     birth parents." against 8 and 16 weeks. The model reads such a claim as it reads its faithful twin (0.56-0.73 for
     both; round 27): the values decide, when each side has one value of a unit the other has too. Comparisons of
     quality ("better", "faster") are left to the model."""
+    held = _comparison(text, basis)
+    return () if held is None or held[0] else (held[1],)
+
+
+def comparison_holds(text: str, basis: EvidenceBasis) -> bool:
+    """A comparison the contexts' own values bear out ("The Nova 8 Pro has a bigger battery than the Nova 8." beside
+    5,000 and 4,000 mAh): the values decide it as they decide the reversed one (:func:`reversed_comparison`), where
+    the model reads both alike (0.40 for this one)."""
+    held = _comparison(text, basis)
+    return held is not None and held[0]
+
+
+def _comparison(text: str, basis: EvidenceBasis) -> tuple[bool, str] | None:
+    """(whether the contexts' values bear the comparison out, its words) for a comparison of two sides that each have
+    one value of a unit the other has too; None otherwise."""
     m = _COMPARISON.match(text.strip())
     if m is None:
-        return ()
+        return None
     claim = frozenset(content_stems(text))
     measure = frozenset(content_stems(f"{m.group('mid')} {m.group('what')}")) - frozenset(content_stems(m.group("a")))
     a = _values_of(m.group("a"), claim, measure, basis)
     b = _values_of(m.group("b"), claim, measure, basis)
     units = {("$" if q.currency else q.unit) for q in a} & {("$" if q.currency else q.unit) for q in b} - {""}
     if len(units) != 1:
-        return ()
+        return None
     unit = units.pop()
     va = {q.value for q in a if ("$" if q.currency else q.unit) == unit}
     vb = {q.value for q in b if ("$" if q.currency else q.unit) == unit}
     if len(va) != 1 or len(vb) != 1 or va == vb:
-        return ()
+        return None
     greater = next(iter(va)) > next(iter(vb))
-    if greater != (m.group("cmp").lower() in _GREATER):
-        return (f"{m.group('cmp')} than",)
-    return ()
+    return greater == (m.group("cmp").lower() in _GREATER), f"{m.group('cmp')} than"
 
 
 #: a sentence whose subject is a pronoun: it says something of the subject named before it
@@ -700,6 +713,18 @@ _LOOSE = frozenset("may can might could must shall usually typically generally o
                    "occasionally always invariably some several many most certain all every each".split())
 
 
+#: a contrast word that begins place names ("New York", "New Zealand"): there it is no adjective
+_NAME_PART = re.compile(r"\bNew(?=\s+[A-Z])")
+
+
+def _in_names_only(text: str) -> frozenset[str]:
+    """Contrast words a sentence holds only as part of a name ("new" in "... in New York City": the Brooklyn Bridge
+    "opened" is no contrast with it)."""
+    if _NAME_PART.search(text) and not re.search(r"(?i)\bnew\b", _NAME_PART.sub("", text)):
+        return frozenset({"new"})
+    return frozenset()
+
+
 def other_words(text: str, about: frozenset[str], basis: EvidenceBasis, named: str | None = None) -> tuple[str, ...]:
     """Words of a claim that the sentences whose subject is the claim's say otherwise: one of them holds a word in
     contrast (:data:`CONTRASTS`) and none holds the claim's ("The AeroBook 16 has an OLED display." where the 16's
@@ -755,7 +780,15 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     ``about``: the words of its subject and names (:func:`claim_words`, computed here when not given)."""
     # what the grounding signals read: the sentence, or for a short answer the statement it makes
     text = item.hypothesis if item.claim else item.text
-    terms = unsupported_terms(text, basis.vocab)
+    # the names and figures of what the model reads: a rewrite of the sentence ("3 months" read as the contexts' "90
+    # days", a parenthesised conversion dropped) carries its own; a "Q: ... A: ..." reading carries the question's
+    terms = unsupported_terms(without_frame(text), basis.vocab)  # "TL;DR: ..." names no "DR"
+    if terms and not item.claim and item.hypothesis != text and not item.hypothesis.startswith(QA_PREFIX):
+        # what the model reads is a rewrite: a term it no longer holds ("3 months" read as the contexts' "90 days", a
+        # parenthesised conversion dropped) is not the answer's; one a rewrite brings in (a pronoun read as a name of
+        # the question's) is not the answer's either
+        kept = frozenset(unsupported_terms(without_frame(item.hypothesis), basis.vocab))
+        terms = tuple(t for t in terms if t in kept)
     if not item.check:
         return SentenceEvidence(number, item.text, item.span.start, item.span.end, item.hypothesis,
                                 None, None, None, None, None, None, None, None, terms, 0, None)
@@ -809,6 +842,9 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
             conflict is not None and bar is not None and conflict >= bar and conflict > entailment)
         score = min(score, entailment * (1.0 - max(contradiction or 0.0, conflict or 0.0))) if denied \
             else max(score, basis.threshold)
+    if score < basis.threshold and not numbers and " than " in text and contradiction is not None and \
+            contradiction < VETO_CONTRADICTION and comparison_holds(text, basis):
+        score = basis.threshold  # the contexts' values bear the comparison out
     if score < basis.threshold and not numbers and prefix_antonym_support(text, basis):
         # "Part-time employees are not eligible for ..." for "Part-time employees are ineligible for ...": the words
         # settle what the model misses (entailment 0.15)
@@ -1074,9 +1110,20 @@ def _transposed(source: list[str], claim: list[str], ops: Sequence[tuple[str, in
     replaced = [op for op in ops if op[0] == "replace"]
     for a, b in itertools.combinations(replaced, 2):
         if claim[a[3]:a[4]] == source[b[1]:b[2]] and claim[b[3]:b[4]] == source[a[1]:a[2]] and \
-                claim[a[3]:a[4]] != claim[b[3]:b[4]]:
+                claim[a[3]:a[4]] != claim[b[3]:b[4]] and not (_verb_at(claim, a[3]) and _verb_at(claim, b[3])):
             out += [w for w in claim[a[3]:a[4]] + claim[b[3]:b[4]] if w not in out]
     return out
+
+
+#: words after which the next is a verb ("scheduled to begin", "will start")
+_BEFORE_VERB = frozenset("to will would can could may might must shall should do does did".split())
+
+
+def _verb_at(claim: list[str], i: int) -> bool:
+    """The claim's word ``i`` is a verb by its place: two verbs exchanged between two clauses ("Construction is
+    scheduled to *start* ..., service is expected to *begin* ..." for "... to begin ..., ... to start ...") name the
+    same event however they are paired, where exchanged names, roles or values do not."""
+    return i > 0 and claim[i - 1] in _BEFORE_VERB
 
 
 def _moved_to(source: list[str], claim: list[str], ops: Sequence[tuple[str, int, int, int, int]],

@@ -31,6 +31,9 @@ import numpy as np
 
 from guardrail.checks.calibration import Calibrator
 from guardrail.checks.claims import (
+    without_source,
+    hedged_reply,
+    vp_ellipsis,
     aside_claims,
     reason_claims,
     alternative_claim,
@@ -252,6 +255,15 @@ def _referents(text: str, named: str | None, title: str | None, said: list[str],
     if asked and polarity(text)[0] is not None:
         return near + asked + said + later
     return near + said + later + asked
+
+
+#: an instruction to see to a condition ("Make sure the item is unused."): the condition is the claim
+_MAKE_SURE = re.compile(r"(?i)\s*(?:please\s+)?(?:make\s+sure|be\s+sure|ensure)\s+(?:that\s+)?"
+                        r"(?=(?:the|your|all|any|each|every|it|they)\s)")
+
+
+#: a reply that opens with a plain yes or no word (not an emoji or a pleasantry: "👍 Items can be returned ...")
+_PLAIN_YES_NO = re.compile(r"(?i)\W*(?:yes|no|nope|nah|yeah|yep|yup)\b")
 
 
 #: a claim and an exception to it in one sentence, the exception a circumstance ("..., except within 30 days.")
@@ -636,6 +648,25 @@ class FaithfulnessCheck:
                 if tok.count(made_text) <= hyp_budget:
                     items.append(ResponseItem(span, text, made_text, True, False, claim=True))
                     continue
+            hedged = hedged_reply(text) if q and cfg.answer_claims else None
+            if hedged is not None:
+                # "Probably not.", "Possibly.", "Only with special approval." to a yes/no question: the hedge or the
+                # restriction asserts neither statement outright (what it restricts follows): it fails only where the
+                # contexts deny the statement it leans to ("You cannot take a day of PTO next month." for "Probably
+                # not."); "It depends." leans to none and claims nothing
+                leans = yes_no_statement(q, hedged[0]) if hedged[0] is not None else None
+                if leans is not None and tok.count(leans) <= hyp_budget:
+                    items.append(ResponseItem(span, text, leans, True, True, claim=True, veto=True))
+                    continue
+                if hedged[0] is None or asks_yes_no(q):
+                    items.append(ResponseItem(span, text, text, False))
+                    continue
+            elided = vp_ellipsis(prior, text) if prior and cfg.answer_claims and makes_claim(prior) else None
+            if elided is not None and tok.count(elided) <= hyp_budget:
+                # "The Pro plan includes priority support. The Basic plan does not.": what the sentence before says,
+                # denied of the Basic plan
+                items.append(ResponseItem(span, text, elided, True, False, claim=True))
+                continue
             topical = topic_reply(text) if q and cfg.answer_claims else None
             if topical is not None:
                 # "As for the Basic plan, yes." to "Does the Basic plan include priority support?" answers the question;
@@ -794,6 +825,16 @@ class FaithfulnessCheck:
                     items.extend(ResponseItem(span, text, m, True, fragment, claim=True, not_all=not yes)
                                  for m in members)
                     continue
+                if made is not None and made.kind == "stated" and tok.count(made.statement) <= hyp_budget:
+                    # "No, alcohol isn't reimbursable." to "Can I expense wine?": the statement after the no is the
+                    # claim; the question's statement ("You cannot expense wine.") may need what the model cannot
+                    # infer (wine is alcohol), so it fails only where the contexts deny it
+                    items.append(ResponseItem(span, text, made.statement, True, fragment, claim=True))
+                    said = yes_no_statement(q, bool(polarity(text)[0])) if asks_yes_no(q) and \
+                        _PLAIN_YES_NO.match(text) else None
+                    if said is not None and tok.count(said) <= hyp_budget and said != made.statement:
+                        items.append(ResponseItem(span, text, said, True, fragment, claim=True, veto=True))
+                    continue
                 if made is not None and tok.count(made.statement) <= hyp_budget:
                     items.append(ResponseItem(span, text, made.statement, True, fragment, claim=True))
                     continue
@@ -809,6 +850,11 @@ class FaithfulnessCheck:
             hyp = qa_hypothesis(q, text) if use_q else text
             if use_q and tok.count(hyp) > hyp_budget:
                 hyp = text
+            if not use_q and (bid := _MAKE_SURE.match(text)) is not None:
+                # "Make sure the item is unused.": the instruction's condition is what the contexts can state
+                hyp = text[bid.end()][:1].upper() + text[bid.end() + 1:]
+            elif not use_q:
+                hyp = without_source(text)  # "According to the policy, items can be returned ...": the claim
             check = is_claim(text) or fragment  # pleasantries alone claim nothing ("Thanks!", "Hope this helps.")
             parts = (split_claims(text) if cfg.split_claims else split_clauses(text)) if check and not use_q \
                 else [text]

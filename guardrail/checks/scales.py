@@ -270,7 +270,9 @@ _NOT_DENIED = frozenset("only just also even always all every each that this the
                         "much many necessarily quite very really sure exactly merely simply unless until because "
                         "more than enough about over under".split())
 #: a negation right before a claim word (up to two words between: "not fully waterproof", "isn't really covered")
-_NEGATED_BEFORE = re.compile(r"(?i)(?:\b(?:not|never|no|cannot|without|nor|neither)|n['\u2019]t)\s+(?:\S+\s+){0,2}$")
+#: (a comma or a dash ends what the negation governs: "... to your operator, not your supplier, within 3 months")
+_NEGATED_BEFORE = re.compile(r"(?i)(?:\b(?:not|never|no|cannot|without|nor|neither)|n['\u2019]t)\s+"
+                             r"(?:[^\s,;:\u2013\u2014]+\s+){0,2}$")
 
 
 def negated_only(sentences: Callable[[], Sequence[tuple[str, frozenset[str]]]],

@@ -742,6 +742,9 @@ def _scan(text: str, a: int, b: int, edits: list[_Edit], depth: int = 0, literal
             continue  # shown as written: read as written
         if kind == "ref" and _label(text[m.end("rtext") + 2 : e - 1]) not in labels | {""}:
             edits.append((s, s + 1, []))  # no such reference: the reader sees both brackets' words
+            if re.fullmatch(r"\d{1,3}|[a-z]?\d{1,3}|doc\d{1,3}|ref\d{1,3}", text[m.end("rtext") + 2 : e - 1].strip(), re.I):
+                # but for a citation number ("[30 days of delivery][1]", its definition not yet streamed): a marker
+                edits.append((m.end("rtext"), e, []))
             continue
         if kind == "delim":
             if text[s] != "~":  # ``~~`` pairs are read per line (:func:`_tilde_strikes`); a tilde is text here
