@@ -1260,16 +1260,21 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         own = [r for r in _named_in_prefix(text[:start]) if not {w.lower() for w in tokenize(r)} <= _NOT_REFERENTS]
         # a reply ("Yes, refunds are issued once they are returned.") speaks of what was asked before what it names
         order = referents + own if loose else own + referents
-        if as_object:  # the object of a verb is not its own clause's subject ("Team doesn't include it.")
+        if as_object:  # the object of a verb is not its own clause's subject ("Team doesn't include it."), and
+            # rarely a sibling of it ("The Nova 8 doesn't support it." after "The Nova 8 Pro supports wireless
+            # charging.": the charging)
             subject = (claim_subject(text[:start] + "x.") or "").lower()
+            kin = {w for w in subject.split() if w not in DETERMINERS and len(w) > 2}
             order = [r for r in order if r.lower() != subject]
+            order = [r for r in order if not kin & set(r.lower().split())] + \
+                [r for r in order if kin & set(r.lower().split())]
         if low in ("it", "its") or base == "it":  # "it" is no person ("The landlord has to protect it")
             order = [r for r in order if not _person_noun(r)]
         if base == "they" and _said_by(toks, k) and not any(_names_a_person(r) or _person_noun(r) or _group_noun(r)
                                                              for r in order[:1]):
             continue  # "they said", "unless they agree": people the referents do not name, read as written
-        if possessive and order and (len([w for w in tokenize(order[0]) if w.lower() not in DETERMINERS]) > 2 or
-                                     {w.lower() for w in tokenize(order[0])} & {"you", "i", "we", "your"}):
+        if possessive and order and {w.lower() for w in tokenize(order[0])} & {"you", "i", "we", "your", "that", "which",
+                                                                               "who"}:
             continue  # "its" read as a long phrase ("a swimsuit you bought's") garbles the claim: read as written
         referent = next((r for r in order if _agrees(r, kind)), None)
         if referent is None and (loose or anaphoric or kind == "plural") and order:
@@ -2211,11 +2216,27 @@ _REPLY_SOURCE = re.compile(r"(?i)\s*(?:based\s+on|according\s+to|from|going\s+by
 #: cover.", "Only if your doctor has told you to."): what it restricts follows in the sentences after it
 _RESTRICTED_REPLY = re.compile(
     r"(?i)\W*(?P<h>only|not)\s+(?:if|when|with|without|in|on|under|for|after|before|during|by|through|via|at|from|"
-    r"within|as|once|until|where)\b[^.!?;:,]*[.!]?\s*")
+    r"within|as|once|until|where|without)\b[^.!?;:,]*[.!]?\s*")
 
 
 _CONDITIONED = re.compile(r"(?i)\W*(?:with|under|subject\s+to)\s+(?:some\s+|certain\s+|a\s+few\s+)?(?:limits|limitations|"
                           r"conditions|exceptions|restrictions|caveats)\s*[.!]?\s*")
+
+
+def restriction_of(sentence: str) -> str | None:
+    """The condition a reply puts on its yes ("Only with manager approval." -> "only with manager approval"; "Yes,
+    but only if you have the receipt." -> "only if you have the receipt"; "Not without approval." -> "only with
+    approval"), or None: the condition is a claim of its own, judged as part of the question's statement."""
+    said, rest = polarity(sentence)
+    core = re.sub(r"(?i)^\W*but\s+", "", rest) if said and rest else sentence
+    m = _RESTRICTED_REPLY.fullmatch(core)
+    if m is None or (said is False):
+        return None
+    phrase = core.strip().rstrip(".!").strip()
+    without = re.match(r"(?i)not\s+without\s+", phrase)
+    if without is not None:
+        return "only with " + phrase[without.end():]
+    return phrase[:1].lower() + phrase[1:] if phrase.lower().startswith("only") else None
 
 
 def hedged_reply(sentence: str) -> tuple[bool | None] | None:
@@ -2223,7 +2244,7 @@ def hedged_reply(sentence: str) -> tuple[bool | None] | None:
     own, ``(None,)`` for one that takes no side ("It depends."); None for any other sentence.
 
     >>> hedged_reply("Probably not."), hedged_reply("Possibly."), hedged_reply("Only with special approval.")
-    ((False,), (True,), (None,))
+    ((False,), (True,), (True,))
     >>> hedged_reply("It depends."), hedged_reply("Probably the best option is to call.")
     ((None,), None)
     """
@@ -2239,17 +2260,21 @@ def hedged_reply(sentence: str) -> tuple[bool | None] | None:
                      (m.group("p") or "").lower().split()[:1] in (["no"], ["not"], ["yet"])),)
     m = _RESTRICTED_REPLY.fullmatch(sentence)
     if m is not None:
-        # "Only with special approval." is a yes under a condition the sentences after it give: it leans to no side
-        return (None,) if m.group("h").lower() == "only" else (False,)
+        if re.search(r"\d", sentence):
+            return None  # "Only within 30 days of delivery.": a condition of its own, judged as the claim it makes
+        # "Only with special approval." and "Not without approval." are a yes under a condition the sentences after
+        # it give; "Not under the standard cover." a no
+        only = m.group("h").lower() == "only" or re.match(r"(?i)\W*not\s+without\b", sentence) is not None
+        return (only,)
     said, rest = polarity(sentence)
     if said is not None and rest:
-        # "No, not under the standard cover.", "Yes, but only in limited circumstances."
+        # "No, not under the standard cover.", "Yes, but only in limited circumstances.", "Yes, but with limits."
         rest = re.sub(r"(?i)^\W*but\s+", "", rest)
         if _CONDITIONED.fullmatch(rest):
-            return (None,)  # "Yes, but with limits.": a yes under conditions the sentences after it give
+            return (said,)
         inner = hedged_reply(rest)
-        if inner is not None:
-            return (said if inner[0] is not None and inner[0] == said else None,)
+        if inner is not None and inner[0] is not None:
+            return (said,) if inner[0] == said or rest.lower().startswith("only") else None
     return None
 
 

@@ -177,6 +177,13 @@ class ResponseItem:
     #: a short answer to a wh-question that names only what the question names ("Litware Inc." to "Who is acquiring
     #: Litware?"): it answers nothing, whatever the model reads of the statement it fills in
     restates: bool = False
+    #: with ``veto``: a statement the answer only leans to (a hedged reply's, or the question's beside the statement
+    #: a "No, ..." makes of its own): denied by any premise read that contradicts it at this (0: not a lean), and no
+    #: rule on its words applies
+    lean: float = 0.0
+    #: the rules on a claim's words apply (not to a statement the answer only leans to, nor to the question's statement
+    #: beside a "No, <statement>.": its words are the question's)
+    rules: bool = True
     #: one member of a claim that says not all of its members hold ("No." to "Are both X and Y art dealers?"): the
     #: consecutive ``not_all`` items of a span are judged together by :func:`not_all`
     not_all: bool = False
@@ -515,17 +522,18 @@ _COMPARISON = re.compile(
 _GREATER = frozenset({"more", "higher", "bigger", "larger", "greater", "longer", "heavier", "older"})
 
 
-def _values_of(name: str, claim: frozenset[str], measure: frozenset[str], basis: EvidenceBasis) -> list[Quantity]:
+def _values_of(name: str, claim: frozenset[str], measure: frozenset[str], basis: EvidenceBasis,
+               named: bool = False) -> list[Quantity]:
     """The quantities the contexts give ``name``: those of the clauses whose subject is it (exactly, or with words the
     claim also says: "Contoso's" in a claim about shares is "Contoso's shares"); the clauses that name the measure
-    the claim compares (``measure``: "battery") when some do."""
+    the claim compares (``measure``: "battery") when some do; with ``named``, only those."""
     own = frozenset(content_stems(name))
     if not own:
         return []
     rows = basis.clause_quantities
     exact = [(ws, qs) for ws, sw, qs in rows if sw == own]
     near = exact or [(ws, qs) for ws, sw, qs in rows if own <= sw and sw - own <= claim]
-    about = [(ws, qs) for ws, qs in near if ws & measure] or near
+    about = [(ws, qs) for ws, qs in near if ws & measure] or ([] if named else near)
     return [q for _, qs in about for q in qs]
 
 
@@ -543,20 +551,28 @@ def comparison_holds(text: str, basis: EvidenceBasis) -> bool:
     """A comparison the contexts' own values bear out ("The Nova 8 Pro has a bigger battery than the Nova 8." beside
     5,000 and 4,000 mAh): the values decide it as they decide the reversed one (:func:`reversed_comparison`), where
     the model reads both alike (0.40 for this one)."""
-    held = _comparison(text, basis)
+    held = _comparison(text, basis, named=True)
     return held is not None and held[0]
 
 
-def _comparison(text: str, basis: EvidenceBasis) -> tuple[bool, str] | None:
+def _comparison(text: str, basis: EvidenceBasis, named: bool = False) -> tuple[bool, str] | None:
     """(whether the contexts' values bear the comparison out, its words) for a comparison of two sides that each have
-    one value of a unit the other has too; None otherwise."""
+    one value of a unit the other has too; None otherwise. With ``named``, only values of clauses that name what the
+    claim compares ("battery"): a comparison is borne out by its own measure, never by a price beside it."""
     m = _COMPARISON.match(text.strip())
     if m is None:
         return None
     claim = frozenset(content_stems(text))
     measure = frozenset(content_stems(f"{m.group('mid')} {m.group('what')}")) - frozenset(content_stems(m.group("a")))
-    a = _values_of(m.group("a"), claim, measure, basis)
-    b = _values_of(m.group("b"), claim, measure, basis)
+    if named and not measure:
+        return None
+    a = _values_of(m.group("a"), claim, measure, basis, named)
+    b = _values_of(m.group("b"), claim, measure, basis, named)
+    if named:  # one side's clause may leave the measure to the other's ("...; the Standard plan guarantees 99.9%")
+        if not a and not b:
+            return None
+        a = a or _values_of(m.group("a"), claim, measure, basis)
+        b = b or _values_of(m.group("b"), claim, measure, basis)
     units = {("$" if q.currency else q.unit) for q in a} & {("$" if q.currency else q.unit) for q in b} - {""}
     if len(units) != 1:
         return None
@@ -762,6 +778,13 @@ def _first_single(refs: Refs, index: ContextIndex) -> int | None:
 #: "Students may take up to 18 credits.") as contradicted at 0.6-0.9 (round 14: 7 faithful replies of 22 blocked at
 #: 0.5, 1 at 0.95)
 VETO_CONTRADICTION = 0.95
+#: the contradiction, at any premise read, that fails what a hedged reply leans to (``ResponseItem.lean``): "Possibly."
+#: to "Can I return a gift card?" beside "Gift cards cannot be returned." reads "You can return a gift card." as
+#: contradicted at 0.73 only (round 36). Only a yes is read so: the model reads negative statements as contradicted by
+#: premises about something else ("You cannot pay by check." at 0.95 and more beside a store's payment terms; "You do
+#: not qualify for parental leave." for "Not yet."): a hedged no, and the question's statement beside a "No,
+#: <statement>.", fail only at their best premise (VETO_CONTRADICTION)
+LEAN_CONTRADICTION = 0.7
 #: the contradiction at which the sentence that names a claim's subject, read alone, denies a claim whose best premise
 #: only lent it its polarity (:func:`~guardrail.checks.pairing.borrowed_polarity`): the model's ordinary bar (a
 #: contradiction read as such: the calibration's ``contradiction_cap``), not the 0.95 a sentence about another subject
@@ -840,8 +863,17 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     if item.veto:
         denied = (contradiction is not None and contradiction >= VETO_CONTRADICTION and contradiction > entailment) or (
             conflict is not None and bar is not None and conflict >= bar and conflict > entailment)
+        if item.lean > 0 and not denied:
+            # a statement the answer only leans to ("Possibly.", "No, <its own statement>."): any premise read that
+            # denies it outright fails it (its best-entailed premise may be about something else, round 36)
+            against_k = [k for k in range(len(refs)) if not np.isnan(con[k]) and con[k] >= item.lean and
+                         con[k] > ent[k]]
+            if against_k:
+                denied, contradiction = True, float(max(con[k] for k in against_k))
         score = min(score, entailment * (1.0 - max(contradiction or 0.0, conflict or 0.0))) if denied \
             else max(score, basis.threshold)
+        if not item.rules:
+            numbers = ()  # judged for contradiction only: the rules on its words are the claim's, not the lean's
     if score < basis.threshold and not numbers and " than " in text and contradiction is not None and \
             contradiction < VETO_CONTRADICTION and comparison_holds(text, basis):
         score = basis.threshold  # the contexts' values bear the comparison out
@@ -857,12 +889,14 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         score = basis.threshold
     if numbers:  # a number no passage holds: the sentence fails whatever the model reads
         score = min(score, basis.threshold * RULE_CAP * entailment)
-    denial = (denying_clause(text, about, basis.index) if about else None) or \
-        (exclusive_clause(text, named, basis.index, basis.exclusives) if basis.exclusives else None) or \
-        denied_member(text, basis.denied_lists)
-    swapped = swapped_words(text, basis.index, lambda: basis.sentence_subjects) or other_words(
-        text, about, basis, subject) or restricted_otherwise(text, about, basis, subject) or prefix_antonyms(text, basis)
-    if not swapped and text != item.text:  # as written: "Fabrikam ... announced that it will acquire Northwind ..."
+    ruled = item.rules
+    denial = ((denying_clause(text, about, basis.index) if about else None) or
+              (exclusive_clause(text, named, basis.index, basis.exclusives) if basis.exclusives else None) or
+              denied_member(text, basis.denied_lists)) if ruled else None
+    swapped = (swapped_words(text, basis.index, lambda: basis.sentence_subjects) or other_words(
+        text, about, basis, subject) or restricted_otherwise(text, about, basis, subject) or
+        prefix_antonyms(text, basis)) if ruled else ()
+    if ruled and not swapped and text != item.text:  # as written: "Fabrikam ... announced that it will acquire ..."
         swapped = swapped_words(item.text, basis.index, lambda: basis.sentence_subjects)
     if swapped:  # a near copy of a context sentence with a word of its own swapped in
         score = min(score, basis.threshold * RULE_CAP * entailment)
@@ -873,7 +907,7 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     over = overstated(text, lambda: basis.clauses, basis.index, basis.context_words_as_written,
                       Denials(about, denied_words, basis.context_names) if denied_words else None,
                       basis.number_bounds if _HAS_NUMBER.search(text) else None) \
-        if score >= basis.threshold * RULE_CAP * entailment else ()
+        if ruled and score >= basis.threshold * RULE_CAP * entailment else ()
     if over:  # a hedge made certain, a part made whole, a plan told as done
         score = min(score, basis.threshold * RULE_CAP * entailment)
     verbatim, source = _copy_of(item, text, refs, basis.copies)

@@ -31,6 +31,7 @@ import numpy as np
 
 from guardrail.checks.calibration import Calibrator
 from guardrail.checks.claims import (
+    restriction_of,
     without_source,
     hedged_reply,
     vp_ellipsis,
@@ -75,6 +76,7 @@ from guardrail.checks.claims import (
 from guardrail.checks.evidence import ContextRef as ContextRef
 from guardrail.checks.lexicon import AUX, BE, DETERMINERS, NEG_AUX, PREPOSITIONS, PRONOUNS, VERBS, WH, looks_verb, tokenize
 from guardrail.checks.evidence import (
+    LEAN_CONTRADICTION,
     EvidenceBasis,
     ResponseItem,
     claim_words,
@@ -649,6 +651,13 @@ class FaithfulnessCheck:
                     items.append(ResponseItem(span, text, made_text, True, False, claim=True))
                     continue
             hedged = hedged_reply(text) if q and cfg.answer_claims else None
+            condition = restriction_of(text) if hedged is not None and hedged[0] else None
+            base = yes_no_statement(q, True) if condition is not None else None
+            if base is not None and condition is not None and tok.count(base) + tok.count(condition) <= hyp_budget:
+                # "Only with manager approval." to "Can I work remotely on Fridays?": a yes under a condition, and the
+                # condition is a claim ("You can work remotely on Fridays only with manager approval.")
+                items.append(ResponseItem(span, text, f"{base.rstrip('.!')} {condition}.", True, True, claim=True))
+                continue
             if hedged is not None:
                 # "Probably not.", "Possibly.", "Only with special approval." to a yes/no question: the hedge or the
                 # restriction asserts neither statement outright (what it restricts follows): it fails only where the
@@ -656,7 +665,8 @@ class FaithfulnessCheck:
                 # not."); "It depends." leans to none and claims nothing
                 leans = yes_no_statement(q, hedged[0]) if hedged[0] is not None else None
                 if leans is not None and tok.count(leans) <= hyp_budget:
-                    items.append(ResponseItem(span, text, leans, True, True, claim=True, veto=True))
+                    items.append(ResponseItem(span, text, leans, True, True, claim=True, veto=True, rules=False,
+                                               lean=LEAN_CONTRADICTION if hedged[0] else 0.0))
                     continue
                 if hedged[0] is None or asks_yes_no(q):
                     items.append(ResponseItem(span, text, text, False))
@@ -833,7 +843,7 @@ class FaithfulnessCheck:
                     said = yes_no_statement(q, bool(polarity(text)[0])) if asks_yes_no(q) and \
                         _PLAIN_YES_NO.match(text) else None
                     if said is not None and tok.count(said) <= hyp_budget and said != made.statement:
-                        items.append(ResponseItem(span, text, said, True, fragment, claim=True, veto=True))
+                        items.append(ResponseItem(span, text, said, True, fragment, claim=True, veto=True, rules=False))
                     continue
                 if made is not None and tok.count(made.statement) <= hyp_budget:
                     items.append(ResponseItem(span, text, made.statement, True, fragment, claim=True))

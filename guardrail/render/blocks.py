@@ -110,11 +110,16 @@ def _header_words(header: str) -> str:
     return header[:1].lower() + header[1:]
 
 
+#: a cell that says its row has none of what the column names
+_NONE = frozenset({"none", "nil", "nothing"})
+
+
 def _row(out: PassOutput, text: str, row: tuple[int, int], headers: list[str], budget: list[int],
          used: set[int], cells: list[tuple[int, int]] | None = None) -> None:
     """Emit one body row as statements, one per cell after the first (the row's subject):
 
     - a yes / no cell (``yes``, ``no``, ``✓``, ``✗``, ...): "{subject}: {header}." / "{subject}: not {header}.";
+    - a "none" cell: "{subject}: no {header}.";
     - a cell of two or more words, which says what it is ("30 days of delivery"): "{subject}: {cell}.";
     - an empty cell ("", "-", "n/a"): nothing;
     - a number or a single word, which needs its header: "{subject}: {header}: {cell}.".
@@ -163,6 +168,9 @@ def _row(out: PassOutput, text: str, row: tuple[int, int], headers: list[str], b
             used.add(i)
         elif header and value.lower() in _NO:
             glue("not " + header)
+            used.add(i)
+        elif header and value.lower() in _NONE:  # "| Gift cards | none |" under "Return window": no return window
+            glue("no " + header)
             used.add(i)
         elif header and (subject is None or len(value.split()) < 2 or not re.search(r"[^\W\d_]", value)):
             glue(header + ": ")
