@@ -1506,7 +1506,6 @@ _LEAD_ADVERBIAL = re.compile(
     r"basically|however|additionally|importantly|of\s+course|in\s+general|in\s+addition|as\s+a\s+rule|in\s+most\s+cases|"
     r"in\s+practice|at\s+the\s+moment|right\s+now|these\s+days|for\s+now|for\s+example|for\s+instance)\s*,\s*|"
     r"(?:please\s+)?(?:note|remember|keep\s+in\s+mind|be\s+aware)\s+that\s+|"
-    r"(?:please\s+)?(?:make\s+sure|be\s+sure|ensure|check)\s+(?:that\s+)?(?=(?:the|your|all|any|each|every)\s)|"
     r"(?:please\s+note|note|nb|n\.b\.|important|tip|pro\s+tip|reminder|warning|caution|update|fyi|ps|p\.s\.|"
     r"heads[-\s]up|keep\s+in\s+mind|remember)\s*:\s+|"
     r"(?:fyi|btw|tl;?dr|in\s+short|in\s+brief|in\s+a\s+nutshell|in\s+summary|to\s+summari[sz]e|to\s+sum\s+up|"
@@ -1535,7 +1534,7 @@ def claim_subject(sentence: str) -> str | None:
 
 
 #: an imperative: a verb that opens the sentence before an object or "sure"
-_IMPERATIVE = re.compile(r"(?i)\s*(?:please\s+)?(?:make|keep|return|send|bring|take|check|contact|call|email|use|bring|"
+_IMPERATIVE = re.compile(r"(?i)\s*(?:please\s+)?(?:make|keep|return|send|bring|take|check|contact|call|email|use|"
                          r"include|attach|submit|ask|choose|select|click|go|visit|fill|complete|remember|note|ensure|"
                          r"avoid|request|print|pack|remove|store|follow)\s+(?:sure|it|them|your|the|a|an|this|that|"
                          r"these|those|all|any|us|our)\b")
