@@ -155,11 +155,15 @@ def assert_blocked(r: httpx.Response) -> None:
         return
     # a stream: it ends with content_filter and the claim never went out as answer text
     events = [e for e in r.text.replace("\r\n", "\n").replace("\r", "\n").split("\n\n") if e.strip()]
-    assert events[-1].strip() == "data: [DONE]", r.text[-300:]
-    final = json.loads(events[-2].split("data: ", 1)[1])
-    assert any(c.get("finish_reason") == "content_filter" for c in final.get("choices", [])) or \
-        final.get("type") == "response.incomplete", final
-    answer_events = events[:-2]
+    if "event: response.incomplete" in events[-1]:
+        # a Responses API stream ends with its stop event, as the API's own streams end (no [DONE])
+        final, answer_events = json.loads(events[-1].split("data: ", 1)[1]), events[:-1]
+        assert final.get("type") == "response.incomplete", final
+    else:
+        assert events[-1].strip() == "data: [DONE]", r.text[-300:]
+        final = json.loads(events[-2].split("data: ", 1)[1])
+        assert any(c.get("finish_reason") == "content_filter" for c in final.get("choices", [])), final
+        answer_events = events[:-2]
     assert not any(MARK in e or "90 days" in e or "\u041c" in e for e in answer_events), answer_events
 
 

@@ -253,6 +253,10 @@ def test_a_responses_event_named_otherwise_than_its_type(gw: tuple[str, Telemetr
     _blocked_unreadable(r, "carries the data's type 'response.reasoning_summary_text.delta'")
     # the stop event is named too: a client that listens by event type sees it
     assert "event: response.incomplete\ndata: " in r.text
+    # and it ends there, as the API's own streams do: no "[DONE]", every data line is a JSON event
+    data = [line[len("data: "):] for line in r.text.splitlines() if line.startswith("data: ")]
+    assert data and all(isinstance(json.loads(d), dict) for d in data), data
+    assert json.loads(data[-1])["type"] == "response.incomplete"
     # named as its data says, the reasoning summary is what the guard reads it as (a trace, not the answer)
     sid = _stream(_responses(" Checking the policy.", "response.reasoning_summary_text.delta"))
     assert_delivered(post(gw[0], sid, path="/v1/responses", question=GIFT_Q), sid)

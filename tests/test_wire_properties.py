@@ -195,6 +195,17 @@ def test_middleware_json_bodies_are_checked_or_blocked(guarded: tuple[Guard, Tel
             "carriage return")), (raw, text)
 
 
+def stop_of(events: list[wire.SSEEvent]) -> tuple[dict[str, Any], list[wire.SSEEvent]]:
+    """The stop event of a stopped stream and the events before it: a chat or completions stream ends with its
+    ``content_filter`` chunk and ``[DONE]``, a Responses API stream with ``response.incomplete`` (the API's own streams
+    send no ``[DONE]``)."""
+    if events[-1].name == "response.incomplete":
+        assert events[-1].payload is not None
+        return events[-1].payload, events[:-1]
+    assert events[-1].done and events[-2].payload is not None, events[-2:]
+    return events[-2].payload, events[:-2]
+
+
 @settings(max_examples=2000 * SCALE, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(event_streams(), st.lists(st.integers(0, 2000), max_size=6))
@@ -215,11 +226,9 @@ def test_middleware_streams_are_checked_or_stopped(guarded: tuple[Guard, Telemet
                 wire.read_deltas(ev.payload)
     else:
         # stopped: a content_filter end, and what went before it is a prefix of the upstream's events
-        events = parse_all([body])
-        assert events[-1].done
-        stop = events[-2].payload
+        stop, sent_events = stop_of(parse_all([body]))
         assert stop["guardrail"]["action"] == "block"
-        sent = b"".join(e.raw for e in events[:-2])
+        sent = b"".join(e.raw for e in sent_events)
         assert data.replace(b"\r\n", b"\n").startswith(sent.replace(b"\r\n", b"\n")[: max(0, len(sent) - 200)])
 
 
@@ -448,9 +457,9 @@ def test_middleware_blocks_answers_with_text_it_does_not_read(guarded: tuple[Gua
     events[k] = data.draw(smuggled(events[k]))
     raw = b"".join(wire.event_bytes(ev) for ev in events) + wire.DONE
     code, _, out = run_app(guard, 200, [(b"content-type", b"text/event-stream")], [raw])
-    parsed = parse_all([out])
-    assert code == 200 and parsed[-1].done and parsed[-2].payload["guardrail"]["action"] == "block"
-    assert b"Mars" not in b"".join(e.raw for e in parsed[:-2])
+    stop, sent_events = stop_of(parse_all([out]))
+    assert code == 200 and stop["guardrail"]["action"] == "block"
+    assert b"Mars" not in b"".join(e.raw for e in sent_events)
 
 
 # --------------------------------------------------------------------------- SSE as browsers read it

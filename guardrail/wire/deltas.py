@@ -336,7 +336,8 @@ def stop_events(template: Any, indices: list[int], texts: Mapping[int, str | Non
                 finished: frozenset[int] = frozenset()) -> bytes:
     """The final chunk of a stopped stream (``finish_reason: "content_filter"`` for each choice, with the fallback text
     that replaces it, if any, and a ``guardrail`` field), then ``[DONE]``; in the shape of ``template`` (the last
-    event)."""
+    event). A Responses API stream ends with its ``response.incomplete`` event and no ``[DONE]``, as the API's own
+    streams end: a client that parses every ``data:`` line of such a stream as JSON reads the stop, not an error."""
     base = template if isinstance(template, dict) else {}
     if str(base.get("type", "")).startswith("response."):
         events: list[dict[str, Any]] = []
@@ -346,7 +347,7 @@ def stop_events(template: Any, indices: list[int], texts: Mapping[int, str | Non
         events.append({"type": "response.incomplete", "response": {"status": "incomplete",
                        "incomplete_details": {"reason": "content_filter"}}, "guardrail": info})
         # named as the Responses API names its events: a client that listens by event type sees the stop too
-        return b"".join(b"event: " + e["type"].encode() + b"\n" + event_bytes(e) for e in events) + DONE
+        return b"".join(b"event: " + e["type"].encode() + b"\n" + event_bytes(e) for e in events)
     first = (base.get("choices") or [{}])[0] if isinstance(base.get("choices"), list) else {}
     chat = not base or not isinstance(first, dict) or "text" not in first
     choices = []
