@@ -59,9 +59,9 @@ from guardrail.telemetry import Telemetry
      "If you buy a gift card, you cannot return it."),
     # the plain shapes are read as before
     ("Can gift cards be returned?", "Gift cards can be returned.", "Gift cards cannot be returned."),
-    ("Does the Basic plan include support?", "The Basic plan does include support.",
+    ("Does the Basic plan include support?", "The Basic plan includes support.",
      "The Basic plan does not include support."),
-    ("Does the return policy exclude gift cards?", "The return policy does exclude gift cards.",
+    ("Does the return policy exclude gift cards?", "The return policy excludes gift cards.",
      "The return policy does not exclude gift cards."),
     ("Gift cards can't be returned, can they?", "Gift cards can be returned.", "Gift cards can't be returned."),
     ("Gift cards can't be returned, right?", "Gift cards can't be returned.", "Gift cards can be returned."),

@@ -11,7 +11,7 @@ YES_NO = [
     ("Can gift cards be returned?", "Gift cards can be returned.", "Gift cards cannot be returned."),
     ("Is the store open on Sundays?", "The store is open on Sundays.", "The store is not open on Sundays."),
     ("Are refunds issued within 30 days?", "Refunds are issued within 30 days.", "Refunds are not issued within 30 days."),
-    ("Does the warranty cover water damage?", "The warranty does cover water damage.",
+    ("Does the warranty cover water damage?", "The warranty covers water damage.",
      "The warranty does not cover water damage."),
     ("Did Einstein win the Nobel Prize?", "Einstein did win the Nobel Prize.", "Einstein did not win the Nobel Prize."),
     ("Has the order shipped?", "The order has shipped.", "The order has not shipped."),
@@ -27,7 +27,7 @@ YES_NO = [
     # negative questions: "Yes" affirms the statement, as English speakers answer them
     ("Isn't shipping free?", "Shipping is free.", "Shipping is not free."),
     ("Can't gift cards be returned?", "Gift cards can be returned.", "Gift cards cannot be returned."),
-    ("Doesn't the plan include dental care?", "The plan does include dental care.",
+    ("Doesn't the plan include dental care?", "The plan includes dental care.",
      "The plan does not include dental care."),
     # lead-ins
     ("So, can gift cards be returned?", "Gift cards can be returned.", "Gift cards cannot be returned."),

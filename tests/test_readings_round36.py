@@ -63,9 +63,9 @@ def test_verb_phrase_ellipsis(prior: str, fragment: str, statement: str | None) 
     ("Is there anything I can do?", "There is something you can do.", "There is nothing you can do."),
     ("Can I return any item?", "You can return any item.", "You cannot return any item."),  # a free choice
     ("Can anyone join?", "Anyone can join.", "Nobody can join."),
-    ("Do Gold members get lounge access?", "Gold members do get lounge access.",
+    ("Do Gold members get lounge access?", "Gold members get lounge access.",
      "Gold members do not get lounge access."),
-    ("Does Apple make phones?", "Apple does make phones.", "Apple does not make phones."),
+    ("Does Apple make phones?", "Apple makes phones.", "Apple does not make phones."),
 ])
 def test_statements_of_any_and_of_a_named_kind(question: str, yes: str, no: str) -> None:
     assert yes_no_statement(question, True) == yes

@@ -7,6 +7,7 @@ signals.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import difflib
 import functools
@@ -250,9 +251,13 @@ class EvidenceBasis:
 
     def __init__(self, contexts: Sequence[str], index: ContextIndex, vocab: frozenset[str], copies: frozenset[str],
                  question_words: Sequence[str], calibrator: Calibrator | None, threshold: float,
-                 reads_singles: bool = False, subject_conflict: float | None = None, question: str = "") -> None:
+                 reads_singles: bool = False, subject_conflict: float | None = None, question: str = "",
+                 answer: Sequence[str] = ()) -> None:
         self.contexts = contexts
         self.question = question
+        #: the answer's sentences: a number one of them quotes may be worked on in another ("... £250 ... an extra
+        #: £300. That makes £550 in total.")
+        self.answer = answer
         #: single context sentences are read besides the windows (FaithfulnessConfig.sentences)
         self.reads_singles = reads_singles
         #: FaithfulnessConfig.subject_conflict
@@ -267,7 +272,7 @@ class EvidenceBasis:
     @functools.cached_property
     def numbers(self) -> KnownNumbers:
         """The numbers the contexts and the question hold (read once, when a sentence has a number)."""
-        return KnownNumbers([*self.contexts, self.question])
+        return KnownNumbers([*self.contexts, self.question], answer=self.answer)
 
     @functools.cached_property
     def sentence_words_as_written(self) -> list[tuple[frozenset[str], str]]:
@@ -405,6 +410,10 @@ class EvidenceBasis:
 #: a sentence that may hold a number: a digit or a number word
 _HAS_NUMBER = re.compile(r"(?i)\d|\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|"
                          r"billion)\b")
+
+
+#: a term that is a figure and nothing else: "550", "1,080", "4.9"
+_FIGURE_TERM = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
 def other_values(text: str, about: frozenset[str], basis: EvidenceBasis, named: str | None = None) -> tuple[str, ...]:
@@ -608,8 +617,12 @@ def answered_elsewhere(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
         if q.hedged:
             continue
         unit = "$" if q.currency else q.unit
-        rows = [(2 * len(key & sw) + len(key & ws), qs) for ws, sw, qs in basis.clause_quantities
+        held = [(ws, sw, qs) for ws, sw, qs in basis.clause_quantities
                 if any(("$" if k.currency else k.unit) == unit for k in qs)]
+        # a question word in many of their subjects tells them apart less ("care" of "Primary care visit" and "Urgent
+        # care" for "an urgent care visit"): a subject word counts twice, shared by n subjects 2/n
+        spread = collections.Counter(w for _, sw, _ in held for w in key & sw)
+        rows = [(2 * sum(1 / spread[w] for w in key & sw) + len(key & ws), qs) for ws, sw, qs in held]
         best = max((o for o, _ in rows), default=0)
         if best < 2:
             continue
@@ -755,7 +768,9 @@ def other_words(text: str, about: frozenset[str], basis: EvidenceBasis, named: s
     if not said:
         return ()
     subject = frozenset(_as_named(named, basis.index.vocabulary))  # not its other names ("OLED")
-    own = [ws for sw, ws in basis.sentence_claims if sw == about or subject and sw == subject]
+    # what those sentences say of it, their subject's own words included ("Secondary caregiver leave may be taken in
+    # up to three separate blocks; primary caregiver leave must ...": "secondary" is held, "primary" no contrast)
+    own = [ws | sw for sw, ws in basis.sentence_claims if sw == about or subject and sw == subject]
     if not own:
         return ()
     held = frozenset().union(*own)
@@ -826,6 +841,11 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         numbers = reversed_comparison(text, basis)
     if item.restates:  # the question's own words given back as its answer
         numbers = (*numbers, item.text.strip().rstrip(".!"))
+    if terms and not numbers and _HAS_NUMBER.search(text):
+        # a figure the number rule read as worked out from the figures the answer quoted ("That makes £550 in total."
+        # after the £250 and £300 it quoted) is no term the contexts lack
+        worked = basis.numbers.worked_out(text)
+        terms = tuple(t for t in terms if not (_FIGURE_TERM.fullmatch(t) and t.replace(",", "") in worked))
     terms = tuple(dict.fromkeys([*terms, *(n for n in numbers if n.replace(",", "").lstrip("$€£").rstrip("%")
                                            not in terms)]))
     if not refs:  # no context at all: nothing can support the sentence
@@ -1118,6 +1138,13 @@ class SentenceRead:
     subject_words: frozenset[str]
 
 
+#: a labelled row: "Urgent care: $75 copay." (a label of a few words, then what it has)
+_LABEL_SENTENCE = re.compile(r"\s*([A-Z][^:.!?;,]{0,40}?):\s+(?=\S)")
+#: labels that name no subject: "Note: ...", "Important: ..."
+_NOT_LABELS = frozenset("note notes important tip tips warning caution example examples update summary answer q a "
+                        "nb ps please remember reminder".split())
+
+
 def read_sentences(index: ContextIndex) -> list[list[SentenceRead]]:
     """Per chunk, per sentence: :class:`SentenceRead`."""
     out: list[list[SentenceRead]] = []
@@ -1127,6 +1154,9 @@ def read_sentences(index: ContextIndex) -> list[list[SentenceRead]]:
         for span in spans:
             said = span.of(index.contexts[c])
             named = claim_subject(said) or ""
+            label = _LABEL_SENTENCE.match(said)
+            if label and label.group(1).startswith(named) and not label.group(1).lower() in _NOT_LABELS:
+                named = label.group(1)  # "Urgent care: $75 copay.", "Primary care visit: $30 copay." (a row of a list)
             read = SentenceRead(said, named, frozenset(_as_named(named, index.vocabulary)), frozenset(words(named)))
             if not read.subject and last is not None and _PRONOUN_SUBJECT.match(said):
                 read = dataclasses.replace(read, subject=last.subject, subject_words=last.subject_words)

@@ -840,8 +840,11 @@ class FaithfulnessCheck:
                     # claim; the question's statement ("You cannot expense wine.") may need what the model cannot
                     # infer (wine is alcohol), so it fails only where the contexts deny it
                     items.append(ResponseItem(span, text, made.statement, True, fragment, claim=True))
-                    said = yes_no_statement(q, bool(polarity(text)[0])) if asks_yes_no(q) and \
-                        _PLAIN_YES_NO.match(text) else None
+                    # only a yes: the model reads the negative statement of a no ("You cannot wash the filter with
+                    # warm soapy water.") as contradicted by the very rule that makes it true ("rinse the filter with
+                    # cold water only ... avoid hot water, detergent": 0.99; r35, 8 faithful answers of 273 blocked)
+                    yes = bool(polarity(text)[0])
+                    said = yes_no_statement(q, True) if yes and asks_yes_no(q) and _PLAIN_YES_NO.match(text) else None
                     if said is not None and tok.count(said) <= hyp_budget and said != made.statement:
                         items.append(ResponseItem(span, text, said, True, fragment, claim=True, veto=True, rules=False))
                     continue
@@ -941,7 +944,8 @@ class FaithfulnessCheck:
         basis = EvidenceBasis(contexts, prepared.index, prepared.vocab, prepared.copies,
                               content_stems(question) if question else [], self.calibrator, self.threshold,
                               reads_singles=prepared.singles is not None and bool(cfg.sentences),
-                              subject_conflict=cfg.subject_conflict, question=question)
+                              subject_conflict=cfg.subject_conflict, question=question,
+                              answer=[it.text for it in items])
         # premise selection, then the model's reading of the pairs, then each sentence's evidence
         numbers = sentence_numbers(items)
         limit = None if stop_below is None else (basis.threshold if stop_below == "auto" else float(stop_below))

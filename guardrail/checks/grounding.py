@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -176,6 +177,9 @@ _SHORT_SCALE = re.compile(r" ([kKmMB]|bn|mn)\b")
 _YEAR_RANGE = re.compile(r"\b((?:19|20)\d\d)\s?[-–/]\s?$")
 #: a scale word after a figure ("$45 million", "2.5 bn")
 _SCALE_AFTER = re.compile(r"(?i)\s*(?P<scale>thousand|million|billion|trillion|bn|mn)\b")
+#: the end of a range whose scale word is the range's: "$4.9–5.1 billion", "2 to 3 million"
+_RANGE_SCALE = re.compile(r"(?i)\s*(?:[-\u2013\u2014]|to)\s*[$\u20ac\u00a3]?(?P<to>\d[\d,]*(?:\.\d+)?)\s*"
+                          r"(?P<scale>thousand|million|billion|trillion|bn|mn)\b")
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9, "mn": 1e6, "k": 1e3, "m": 1e6,
            "b": 1e9}
 _UNIT_AFTER = re.compile(r"[\s-]*(?P<unit>°\s?[CFcf]\b|[^\W\d_]+)")
@@ -308,6 +312,9 @@ def quantities(text: str, *, compound_words_only: bool = False, ones: bool = Fal
         elif (scale := _SCALE_AFTER.match(text, end)) is not None:  # "$45 million": 45,000,000
             value *= _SCALES[scale.group("scale").lower()]
             end = scale.end()
+        elif (shared := _RANGE_SCALE.match(text, end)) is not None and \
+                float(shared.group("to").replace(",", "")) >= value:  # "$4.9–5.1 billion": 4,900,000,000
+            value *= _SCALES[shared.group("scale").lower()]
         unit, qualifier, end = ("%", "", m.end()) if m.group("pct") else _unit(text, end)
         if not unit and (dims := _DIMENSIONS.match(text, end)) is not None:  # "22 x 18 x 10 inches": inches all
             unit = _singular(dims.group("unit"))
@@ -492,11 +499,17 @@ def _derived(q: Quantity, own: Sequence[float], known: frozenset[float]) -> bool
     return False
 
 
+_DIGIT = re.compile(r"\d")
+
+
 class KnownNumbers:
     """The numbers the contexts and the question hold (figures and number words), as values, with their units."""
 
-    def __init__(self, texts: Iterable[str]) -> None:
+    def __init__(self, texts: Iterable[str], answer: Iterable[str] = ()) -> None:
         texts = list(texts)
+        #: the answer's sentences: the numbers they quote that the contexts hold may be worked on in any of them
+        self._answer = list(answer)
+        self._worked: dict[str, frozenset[str]] = {}
         self.quantities = [q for t in texts for q in quantities(t, ones=True)]
         clock = {float(h + 12) if h < 12 else float(h - 12) for t in texts
                  for h in (int(m.group(1)) for m in _CLOCK.finditer(t)) if 0 < h < 24}  # "18:05" is "6:05 pm"
@@ -510,6 +523,19 @@ class KnownNumbers:
                 number = next(v for k, v in _MONTH_NUMBER.items() if k.startswith(month))
                 self.values = self.values | {float(number)}
 
+    @functools.cached_property
+    def _answer_quantities(self) -> list[tuple[str, list[Quantity]]]:
+        """Each sentence of the answer with the figures it quotes that the contexts hold (read once)."""
+        return [(t, [o for o in quantities(t) if o.value in self.values]) for t in self._answer if _DIGIT.search(t)]
+
+    def worked_out(self, sentence: str) -> frozenset[str]:
+        """The figures of ``sentence`` (as written, without separators, currency or percent signs) that
+        :meth:`unsupported` read as worked out from numbers the answer's other sentences quoted ("550" after "£250"
+        and "£300"): no context holds them, and they are no term the contexts lack."""
+        if sentence not in self._worked:
+            self.unsupported(sentence)
+        return self._worked.get(sentence, frozenset())
+
     def unsupported(self, sentence: str) -> tuple[str, ...]:
         """The numbers of ``sentence`` (figures, compound number words) that no context nor the question holds,
         neither as written nor as a unit conversion of one they hold ("2.9 lb" beside "1.3 kg"), as written."""
@@ -519,8 +545,29 @@ class KnownNumbers:
         sentence = _REFERENCE_LABEL.sub("]", sentence)
         said = quantities(sentence, compound_words_only=True)
         negated = bool(_NEGATED.search(sentence))  # "not eligible before 90 days" is "eligible after 90 days"
+        # the numbers the sentence quotes that the contexts hold, number words included ("two months would cost £10":
+        # 2 x £5), and those it works out from them ("$90 a month, or $1,080 for the year": 9 x 10, then x 12)
+        own = [o for o in quantities(sentence, ones=True) if o.value in self.values and
+               (not o.words or o.unit and o.value > 1)]  # a number word that counts something: "two months"
+        # and those the answer's other sentences quote ("That makes £550 in total.")
+        elsewhere = [o for t, qs in self._answer_quantities if t != sentence for o in qs] if said else []
+
+        def worked_from(quoted: list[Quantity]) -> list[Quantity]:
+            worked: list[Quantity] = []
+            for _ in range(2):
+                base = quoted + worked
+                worked += [q for q in said if q not in worked and q.value not in self.values and
+                           _derived(q, [o.value for o in base if o is not q], self.values)]
+            return worked
+
+        worked = worked_from(own + elsewhere)
+        # what only the answer's other sentences make: no term the contexts lack (a figure worked out within the
+        # sentence stays one: "2 puffs about 30 minutes before" is 2 x 15 by chance as often as by design)
+        alone = worked_from(own) if elsewhere else worked
+        self._worked[sentence] = frozenset(q.written.replace(",", "").lstrip("$€£").rstrip("%")
+                                           for q in worked if q not in alone)
         for q in said:
-            if _derived(q, [o.value for o in said if o is not q and o.value in self.values], self.values):
+            if q in worked:
                 continue  # "6 tablets, which is 1,200 mg" (6 x 200), "1.5% per month, or 18% per year"
             if q.hedged and any(_close(q.value, k.value, q.written, True) and
                                 Quantity(k.value, q.unit, q.written, currency=q.currency).stands_for(k)
