@@ -3,7 +3,11 @@
 The gateway (uvicorn, the shipped model, default block policy) sits in front of a scripted upstream that sends:
 - a 30 MB JSON answer whose text-free ``usage`` holds an array of 15M zeros (under the 32 MB cap);
 - a stream of 2M keep-alive comments (6 MB) between a faithful answer's events (over the 100,000-event cap now);
-- a small faithful JSON answer (the baseline).
+- a small faithful JSON answer (the baseline);
+- round 37: a 20 KB JSON answer holding 2,000 "`<style>`" code spans (every one made the guard find the answer's
+  code again), and a stream of 300 events that each hold one (every one had the whole text looked at for a style
+  sheet, on the event loop); a 20 KB answer that opens as a JSON document ('{"a":' x 4,000, a URL pattern that tried
+  every start of the run to its end).
 
 While each request runs, a client thread polls ``/healthz`` every 50 ms. Prints, per case, the median and worst
 ``/healthz`` latency, the median request time and the status. Run it on the tree to measure (before: a checkout of
@@ -52,6 +56,14 @@ def plans() -> None:
     small = {"id": "c1", "object": "chat.completion", "created": 1, "model": "m", "choices": [
         {"index": 0, "message": {"role": "assistant", "content": GOOD}, "finish_reason": "stop"}]}
     PLAN["small"] = ("application/json", [json.dumps(small).encode()])
+    for name, text in [("style_json", "Gift cards cannot be returned. " + "`<style>` " * 2000),
+                       ("json_doc", '{"a":' * 4000)]:
+        answer = {**small, "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                        "finish_reason": "stop"}]}
+        PLAN[name] = ("application/json", [json.dumps(answer).encode()])
+    PLAN["style_stream"] = ("text/event-stream", [b"".join(
+        [chunk({"role": "assistant", "content": ""}), chunk({"content": "Gift cards cannot be returned. "})]
+        + [chunk({"content": "`<style>` "})] * 300 + [chunk({}, "stop"), b"data: [DONE]\n\n"])])
 
 
 async def upstream(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -106,7 +118,10 @@ def main() -> None:
     with served(upstream) as up, served(create_gateway(up + "/v1", guard, telemetry), lifespan="on") as url:
         run(url, "small")  # warm up
         for plan, label in [("small", "small faithful JSON answer"), ("json30mb", "30 MB JSON answer (15M zeros)"),
-                            ("comments2m", "2M keep-alive comments (6 MB)")]:
+                            ("comments2m", "2M keep-alive comments (6 MB)"),
+                            ("style_json", "JSON, 2,000 `<style>` spans (20 KB)"),
+                            ("style_stream", "stream, 300 `<style>` events"),
+                            ("json_doc", "JSON, '{\"a\":' x 4,000 (20 KB)")]:
             times, healths, statuses = [], [], set()
             for _ in range(args.rounds):
                 elapsed, health, status = run(url, plan)
@@ -114,9 +129,9 @@ def main() -> None:
                 healths.extend(health)
                 statuses.add(status)
             rows.append((label, statistics.median(times), healths, statuses))
-    print(f"{'case':32} {'request median s':>17} {'/healthz median ms':>19} {'worst ms':>9}  status")
+    print(f"{'case':36} {'request median s':>17} {'/healthz median ms':>19} {'worst ms':>9}  status")
     for label, t, health, statuses in rows:
-        print(f"{label:32} {t:17.2f} {statistics.median(health) * 1000:19.1f} {max(health) * 1000:9.1f}  "
+        print(f"{label:36} {t:17.2f} {statistics.median(health) * 1000:19.1f} {max(health) * 1000:9.1f}  "
               f"{','.join(map(str, sorted(statuses)))}")
 
 

@@ -3,7 +3,9 @@
 The gateway (uvicorn, the shipped model, default block policy) sits in front of a scripted upstream (uvicorn) that
 sends:
 - one faithful answer of 1k, 4k and 16k characters, one character per SSE event;
-- one 2 MB event in 1 KB pieces (over the answer limit: refused without model work, after reading it once).
+- one 2 MB event in 1 KB pieces (over the answer limit: refused without model work, after reading it once);
+- round 37: 1,000 and 4,000 events of "Ok. " (bare pleasantries, as a model in a repetition loop writes them: held for
+  a claim, and the held text was re-split at every one of them).
 
 While each runs, a client polls ``/healthz`` every 20 ms: the event loop must stay free (p50/max printed).
 Prints the time per request, the time per 1k characters and the ratio to the 1k case (linear = about 1).
@@ -50,10 +52,14 @@ def answer(n: int) -> str:
     return text[:n].rsplit(". ", 1)[0] + "."
 
 
-def one_char_events(text: str) -> list[bytes]:
+def pieces_events(pieces: list[str]) -> list[bytes]:
     chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
-    out = [sse({**chunk, "choices": [{"index": 0, "delta": {"content": ch}, "finish_reason": None}]}) for ch in text]
+    out = [sse({**chunk, "choices": [{"index": 0, "delta": {"content": p}, "finish_reason": None}]}) for p in pieces]
     return out + [sse({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}), b"data: [DONE]\n\n"]
+
+
+def one_char_events(text: str) -> list[bytes]:
+    return pieces_events(list(text))
 
 
 def big_event(size: int, piece: int) -> list[bytes]:
@@ -110,6 +116,8 @@ def main() -> None:
     for n in (1000, 4000, 16000):
         PLAN[f"chars{n}"] = one_char_events(answer(n))
     PLAN["big"] = big_event(2 * 1024 * 1024, 1024)
+    for n in (1000, 4000):
+        PLAN[f"ok{n}"] = pieces_events(["Ok. "] * n)
     telemetry = Telemetry(CollectorRegistry(), route="gateway", model="m")
     guard = Guard(Evaluator(nli=NLIScorer(default_nli_model())), Policy(action="block"), observer=telemetry)
     with served(upstream) as up, served(create_gateway(up + "/v1", guard, telemetry), lifespan="on") as url:
@@ -117,7 +125,9 @@ def main() -> None:
         rows = []
         for plan, label, chars in [("chars1000", "1k chars, 1-char events", 1000), ("chars4000", "4k chars, 1-char events", 4000),
                                    ("chars16000", "16k chars, 1-char events", 16000),
-                                   ("big", "one 2 MB event in 1 KB pieces", 2 * 1024 * 1024)]:
+                                   ("big", "one 2 MB event in 1 KB pieces", 2 * 1024 * 1024),
+                                   ("ok1000", "'Ok. ' x 1k events (4k chars)", 4000),
+                                   ("ok4000", "'Ok. ' x 4k events (16k chars)", 16000)]:
             times, healths, ends = [], [], set()
             for _ in range(args.rounds):
                 elapsed, health, end = run(url, plan)

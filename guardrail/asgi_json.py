@@ -68,9 +68,9 @@ def refusal(verdict: Verdict, block_status: int, fallback_message: str) -> tuple
             "message": "guardrail is at capacity and did not check the answer: " + (verdict.error or ""),
             "type": "guardrail_overloaded", "code": "overloaded"}}, [*verdict_headers(verdict), (b"retry-after", b"1")])
     return json_messages(block_status, {"error": {
-        "message": "the answer was blocked by guardrail: " + "; ".join(verdict.reasons),
+        "message": "the answer was blocked by guardrail: " + "; ".join(verdict.shown_reasons),
         "type": "guardrail_blocked", "code": code,
-        "reasons": list(verdict.reasons), "scores": verdict.to_dict(evidence=False)["scores"]}},
+        "reasons": list(verdict.shown_reasons), "scores": verdict.to_dict(evidence=False)["scores"]}},
         verdict_headers(verdict))
 
 

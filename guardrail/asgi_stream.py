@@ -61,12 +61,12 @@ def without(headers: Iterable[tuple[bytes, bytes]], *names: bytes) -> list[tuple
 
 
 def info(verdict: Verdict) -> dict[str, Any]:
-    return {"action": verdict.action, "outcome": verdict.outcome, "reasons": list(verdict.reasons)}
+    return {"action": verdict.action, "outcome": verdict.outcome, "reasons": list(verdict.shown_reasons)}
 
 
 def unchecked_info(verdict: Verdict) -> dict[str, Any]:
     """The mark of an answer delivered (in part) unchecked, in the body: what was done, and why."""
-    return {"action": verdict.action, "outcome": "unchecked", "reasons": list(verdict.reasons)}
+    return {"action": verdict.action, "outcome": "unchecked", "reasons": list(verdict.shown_reasons)}
 
 
 def unchecked_headers(verdict: Verdict) -> list[tuple[bytes, bytes]]:

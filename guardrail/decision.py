@@ -56,26 +56,27 @@ def streams_hold_to_end(policy: Policy) -> bool:
 
 
 def _faithfulness_failures(policy: Policy, sentences: Sequence[SentenceEvidence], mean: float | None,
-                           limit: float) -> list[str]:
+                           limit: float, quote: bool = True) -> list[str]:
     weak = [s for s in sentences if s.score is not None and s.score < limit]
     if policy.aggregate == "any":
-        return [sentence_reason(s) for s in weak]
+        return [sentence_reason(s, quote=quote) for s in weak]
     if mean is not None and mean < limit:
-        return [*(sentence_reason(s) for s in weak), f"faithfulness {mean:.2f} is below {limit:.2f}"]
+        return [*(sentence_reason(s, quote=quote) for s in weak), f"faithfulness {mean:.2f} is below {limit:.2f}"]
     return []
 
 
 def gate_failures(policy: Policy, *, limit: float | None, sentences: Sequence[SentenceEvidence] = (),
                   mean: float | None = None, retrieval_top: float | None = None, retrieval_checked: bool = False,
                   response_relevance: float | None = None, empty: bool = False,
-                  claims: bool = True) -> list[tuple[str, list[str]]]:
+                  claims: bool = True, quote: bool = True) -> list[tuple[str, list[str]]]:
     """(check, reasons) for every check the scores fail under ``policy``; [] = the answer passes. ``claims=False``:
-    the answer makes no claim (no sentence was checked), so retrieval relevance does not gate it."""
+    the answer makes no claim (no sentence was checked), so retrieval relevance does not gate it. ``quote=False``:
+    the reasons name a failing sentence by its number and place, not its words (:func:`sentence_reason`)."""
     out: list[tuple[str, list[str]]] = []
     if policy.empty_answer == "fail" and empty:
         out.append(("empty_answer", ["the answer is empty (empty_answer='fail')"]))
     if limit is not None and mean is not None:
-        reasons = _faithfulness_failures(policy, sentences, mean, limit)
+        reasons = _faithfulness_failures(policy, sentences, mean, limit, quote)
         if reasons:
             out.append(("faithfulness", reasons))
     if policy.retrieval_relevance is not None and retrieval_checked and claims:
@@ -98,20 +99,26 @@ def decide(policy: Policy, evaluation: Evaluation, response: str, timings: Timin
     faith = evaluation.faithfulness
     retrieval = evaluation.retrieval
     limit = faithfulness_limit(policy, faith.threshold) if faith is not None else None
-    failures = gate_failures(
-        policy,
-        limit=limit,
-        sentences=faith.sentences if faith is not None else (),
-        mean=faith.score if faith is not None else None,
-        retrieval_top=retrieval.top if retrieval is not None else None,
-        retrieval_checked=retrieval is not None,
-        response_relevance=evaluation.response_relevance,
-        empty=not response.strip(),
-        claims=faith is None or any(s.checked for s in faith.sentences),
-    )
+    def failures(quote: bool) -> list[tuple[str, list[str]]]:
+        return gate_failures(
+            policy,
+            limit=limit,
+            sentences=faith.sentences if faith is not None else (),
+            mean=faith.score if faith is not None else None,
+            retrieval_top=retrieval.top if retrieval is not None else None,
+            retrieval_checked=retrieval is not None,
+            response_relevance=evaluation.response_relevance,
+            empty=not response.strip(),
+            claims=faith is None or any(s.checked for s in faith.sentences),
+            quote=quote,
+        )
+
     scores = Scores(faith.score if faith else None, retrieval.top if retrieval else None, evaluation.response_relevance)
-    failed = tuple(check for check, _ in failures)
-    reasons = tuple(r for _, rs in failures for r in rs)
+    found = failures(True)
+    failed = tuple(check for check, _ in found)
+    reasons = tuple(r for _, rs in found for r in rs)
+    # what a client reads with the refusal: the failing sentences by number and place, not by their words
+    shown = tuple(r for _, rs in failures(False) for r in rs) if failed else ()
     action: Action = policy.action if failed else "pass"
     return Verdict(action, "failed" if failed else "passed", scores, reasons, failed, timings,
-                   response=response, evaluation=evaluation)
+                   response=response, evaluation=evaluation, wire_reasons=shown if shown != reasons else None)

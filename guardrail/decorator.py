@@ -1,4 +1,5 @@
-"""``@guarded``: guard any generation call (sync, async, generator, async generator).
+"""``@guarded``: guard any generation call (sync, async, generator, async generator; a function, a method or a
+callable object, which is guarded as its ``__call__`` is: an ``async def __call__`` like an ``async def``).
 
 >>> guard = Guard(Evaluator(nli=NLIScorer(default_nli_model())), Policy(action="block"))   # doctest: +SKIP
 >>> @guarded(guard, question="question", contexts="docs")                                  # doctest: +SKIP
@@ -52,13 +53,29 @@ class StreamStopped(_TextWithVerdict):
     """The final chunk of a stream the guard stopped; ``verdict`` says why."""
 
 
+def _called(fn: Any) -> Callable[..., Any]:
+    """What calling ``fn`` runs: ``fn`` itself for a function, method, class or partial; a callable object's bound
+    ``__call__`` (so an object whose ``__call__`` is ``async def`` is guarded like an ``async def``)."""
+    routine = inspect.isroutine(fn) or isinstance(fn, (type, functools.partial))
+    called: Callable[..., Any] = fn if routine else fn.__call__
+    return called
+
+
+def _name(fn: Callable[..., Any]) -> str:
+    """How messages name ``fn``: its qualified name; ``Answerer.__call__`` for a callable object (which has none)."""
+    if isinstance(fn, functools.partial):
+        return f"functools.partial({_name(fn.func)})"
+    name = getattr(fn, "__qualname__", None)
+    return name if isinstance(name, str) else f"{type(fn).__qualname__}.__call__"
+
+
 def _resolver(fn: Callable[..., Any], source: Source, what: str) -> Callable[[Mapping[str, Any]], Any]:
     if callable(source):
         return source
     params = inspect.signature(fn).parameters
     if source not in params and not any(p.kind is p.VAR_KEYWORD for p in params.values()):
         raise ConfigurationError(
-            f"{fn.__qualname__}() has no parameter {source!r} for the {what}; pass {what}='<parameter name>' "
+            f"{_name(fn)}() has no parameter {source!r} for the {what}; pass {what}='<parameter name>' "
             f"or a callable taking the bound arguments"
         )
 
@@ -67,7 +84,7 @@ def _resolver(fn: Callable[..., Any], source: Source, what: str) -> Callable[[Ma
             return arguments[source]
         kwargs = next((v for v in arguments.values() if isinstance(v, dict) and source in v), None)
         if kwargs is None:
-            raise ConfigurationError(f"{fn.__qualname__}() was called without {source!r} (the {what})")
+            raise ConfigurationError(f"{_name(fn)}() was called without {source!r} (the {what})")
         return kwargs[source]
 
     return get
@@ -82,7 +99,7 @@ class _Call:
         self.question = q(bound.arguments)
         contexts = c(bound.arguments)
         if isinstance(contexts, str) or not isinstance(contexts, (list, tuple)):
-            raise ConfigurationError(f"the contexts of {fn.__qualname__}() must be a list of strings, got {type(contexts).__name__}")
+            raise ConfigurationError(f"the contexts of {_name(fn)}() must be a list of strings, got {type(contexts).__name__}")
         self.contexts = list(contexts)
         self.start = time.perf_counter()
 
@@ -148,8 +165,9 @@ def guarded(
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         q = _resolver(fn, question, "question")
         c = _resolver(fn, contexts, "contexts")
+        called = _called(fn)
 
-        if inspect.isasyncgenfunction(fn):
+        if inspect.isasyncgenfunction(called):
             @functools.wraps(fn)
             def agen_wrapper(*args: Any, **kwargs: Any) -> AsyncGuardedIterator:
                 call = _Call(fn, q, c, args, kwargs)
@@ -158,7 +176,7 @@ def guarded(
                                             on_verdict=on_verdict)
             return agen_wrapper
 
-        if inspect.isgeneratorfunction(fn):
+        if inspect.isgeneratorfunction(called):
             @functools.wraps(fn)
             def gen_wrapper(*args: Any, **kwargs: Any) -> GuardedIterator:
                 call = _Call(fn, q, c, args, kwargs)
@@ -167,7 +185,7 @@ def guarded(
                                        on_verdict=on_verdict)
             return gen_wrapper
 
-        if inspect.iscoroutinefunction(fn):
+        if inspect.iscoroutinefunction(called):
             @functools.wraps(fn)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
                 call = _Call(fn, q, c, args, kwargs)
@@ -183,6 +201,8 @@ def guarded(
         def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
             call = _Call(fn, q, c, args, kwargs)
             result = fn(*args, **kwargs)
+            if inspect.isawaitable(result):
+                _refuse_awaitable(result, fn)
             total = time.perf_counter() - call.start
             text = _text(result, fn)
             verdict = guard.check(call.question, call.contexts, text, time_to_first_token=total, generation=total)
@@ -208,10 +228,21 @@ async def _aplain(agen: AsyncIterator[Any]) -> AsyncIterator[Any]:
         yield _as_written(chunk) if isinstance(chunk, str) else chunk
 
 
+def _refuse_awaitable(result: Any, fn: Callable[..., Any]) -> None:
+    """A call that looked synchronous returned an awaitable (a function that returns a coroutine, an object whose
+    ``__call__`` hands one back): its answer is not there to check. The coroutine is closed, never run."""
+    if inspect.iscoroutine(result):
+        result.close()
+    raise ConfigurationError(
+        f"{_name(fn)}() returned {type(result).__name__}, an awaitable, but is not an async function, so @guarded "
+        "cannot wait for its answer; make it (or its __call__) `async def`, or decorate the async function it calls"
+    )
+
+
 def _text(result: Any, fn: Callable[..., Any]) -> str:
     if isinstance(result, str):
         return _as_written(result)
     raise ConfigurationError(
-        f"{fn.__qualname__}() returned {type(result).__name__}; @guarded needs the answer text (str), "
+        f"{_name(fn)}() returned {type(result).__name__}; @guarded needs the answer text (str), "
         "or a generator of str chunks"
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import re
 import time
 from collections.abc import AsyncGenerator, Generator, Sequence
 from typing import Any
@@ -123,16 +124,24 @@ def _record_retrievals() -> None:
 
 
 _TEXT_KEY = "\x00text:"
+#: the label a citation engine puts before each piece of a retrieved text ("Source 1:\n<piece>\n")
+_CITATION_LABEL = re.compile(r"\ASource \d+:\s*")
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _retrieved(node: Any, text: str, retrieved: set[str]) -> bool:
     """A source node that holds retrieved text: one a retriever returned, a node of a stored document (a neighbour a
-    postprocessor fetched: it has a source document), or a copy that quotes a retrieved text (a citation engine's
-    "Source 1:" chunks). Text an engine wrote itself (a sub-question's answer) is none of these."""
+    postprocessor fetched: it has a source document), or a piece of a retrieved text (a citation engine's "Source 1:"
+    chunks: after its label, the node's whole text lies within one retrieved text). A node that only *contains* a
+    retrieved text is not one: text an engine wrote itself (a sub-question's answer) may quote a chunk and add to it,
+    and what it adds is no evidence."""
     if getattr(node, "node_id", None) in retrieved or getattr(node, "ref_doc_id", None):
         return True
-    texts = [t[len(_TEXT_KEY):] for t in retrieved if t.startswith(_TEXT_KEY)]
-    return any(t and (t in text or text in t) for t in texts)
+    piece = _words(_CITATION_LABEL.sub("", text, count=1))
+    return bool(piece) and any(piece in _words(t[len(_TEXT_KEY):]) for t in retrieved if t.startswith(_TEXT_KEY))
 
 
 class GuardedQueryEngine:
@@ -157,8 +166,10 @@ class GuardedQueryEngine:
     - The contexts of ``query``/``aquery`` are the source nodes that a retriever returned during the query. A
       composite engine also puts text the LLM wrote among its source nodes (a ``SubQuestionQueryEngine``'s "Sub
       question: ... Response: ..." nodes, a graph or multi-step engine's intermediate answers): that text is no
-      evidence, or a hallucinated sub-answer would support the same hallucination in the final answer. When no
-      retrieval was seen (an engine that answers from nodes it was handed), every source node counts.
+      evidence, or a hallucinated sub-answer would support the same hallucination in the final answer; a node
+      counts only when a retriever returned it, it belongs to a stored document, or its text is a piece of a
+      retrieved text (a sub-answer that quotes a chunk and adds to it is none of these). When no retrieval was seen
+      (an engine that answers from nodes it was handed), every source node counts.
     """
 
     def __init__(self, query_engine: Any, guard: Guard, *, stop_marker: str = DEFAULT_STOP_MARKER) -> None:

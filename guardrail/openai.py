@@ -17,7 +17,8 @@
 - Streaming (``stream=True``): chunks pass through as they come in flag mode; in block/fallback mode
   each sentence's chunks are held until it passed. A stopped stream ends with a chunk whose
   ``finish_reason`` is ``"content_filter"`` (carrying the fallback text in fallback mode), as OpenAI's
-  own filter does; the verdict is ``stream.guardrail`` once the stream is consumed.
+  own filter does; the verdict is ``stream.guardrail`` once the stream is consumed, the HTTP response's headers
+  ``stream.headers`` (``x-request-id``...).
 - ``client.with_options(...)`` and ``client.copy(...)`` return a *guarded* client (the same guard around the inner
   client's ``with_options(...)`` / ``copy(...)``), so per-request timeouts, headers, retries... keep working.
   ``with guard_openai(...) as client:`` (``async with`` too) yields the guarded client, never the inner one.
@@ -30,7 +31,12 @@ What the wrapper hands out is decided by explicit lists, and it fails closed: a 
   ``hasattr`` probes say False) naming what is refused, why and the guarded call to use instead:
 
   - views that hand out the inner client's answers raw: ``with_raw_response`` and ``with_streaming_response`` on the
-    client, on ``client.chat`` and on ``client.chat.completions`` (a raw response's body would reach you unchecked);
+    client, on ``client.chat`` and on ``client.chat.completions`` (a raw response's body would reach you unchecked),
+    and the SDK request headers that select them (``X-Stainless-Raw-Response``, ``____stainless_override_cast_to``,
+    in ``extra_headers=`` or the client's ``default_headers``, any spelling): ``create()`` refuses them before
+    anything is sent, and a ``stream=True`` result that is not the SDK's stream of chunks is refused unread;
+  - a guarded stream's ``response`` (the SDK stream's HTTP response, whose body is the unchecked answer); its headers
+    are ``stream.headers``;
   - ``chat.completions.parse`` / ``.stream`` and the stored-completion reads ``chat.completions.retrieve`` / ``list``
     / ``update`` / ``messages`` (they return model answers that were never checked, blocked ones included);
   - APIs that generate answers outside ``chat.completions.create`` (:data:`_UNGUARDED_APIS`): ``responses``,
@@ -53,7 +59,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from guardrail import wire
@@ -90,8 +96,37 @@ def _question(messages: Sequence[Any]) -> str:
     return ""
 
 
-def _prepare(kwargs: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
+#: the openai SDK's own request headers that turn create()'s result into a raw-response view (what
+#: ``with_raw_response`` / ``with_streaming_response`` set) or into another type than a completion
+_RAW_HEADERS = ("x-stainless-raw-response", "____stainless_override_cast_to")
+
+
+def _raw_header(default_headers: Mapping[str, Any], extra_headers: Any) -> str | None:
+    """The SDK header among :data:`_RAW_HEADERS` that the request would carry (the client's default headers, then
+    ``extra_headers=``, merged as the SDK merges them: case-insensitively, an ``Omit()`` value removes one)."""
+    import openai
+
+    merged: dict[str, tuple[str, Any]] = {}
+    for mapping in (default_headers, extra_headers if isinstance(extra_headers, Mapping) else {}):
+        for name, value in mapping.items():
+            if not isinstance(name, str):
+                continue
+            if isinstance(value, openai.Omit):
+                merged.pop(name.lower(), None)
+            else:
+                merged[name.lower()] = (name, value)
+    return next((merged[h][0] for h in _RAW_HEADERS if h in merged), None)
+
+
+def _prepare(kwargs: dict[str, Any], default_headers: Mapping[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
     kwargs = dict(kwargs)
+    raw = _raw_header(default_headers, kwargs.get("extra_headers"))
+    if raw is not None:
+        raise UnguardedPathError(
+            f"the request header {raw!r} is not guarded by guard_openai: it is how the SDK's with_raw_response / "
+            f"with_streaming_response views ask for the answer, and {_RAW_VIEW}. {_USE}, without that header in "
+            "extra_headers= or the client's default_headers. To use it unguarded on purpose, call create() on the "
+            "client you wrapped")
     contexts = kwargs.pop("contexts", None)
     question = kwargs.pop("question", None)
     if contexts is None:
@@ -177,11 +212,35 @@ def _gate(guard: Guard, question: str, contexts: list[str], start: float, choice
     return ReleaseGate(lambda: guard.stream(question, contexts), _SDKChunks(choices), start)
 
 
-class GuardedStream(GatedStream[Any]):
-    """Iterates guarded ``ChatCompletionChunk``s; ``guardrail`` holds the verdict once consumed."""
+_RESPONSE_REFUSED = ("stream.response is not guarded by guard_openai: it is the raw HTTP response whose body is the "
+                     "answer, and reading it (read(), iter_lines(), text...) would hand the answer to you unchecked. "
+                     "Use stream.headers for the response's headers (x-request-id, rate limits...) and iterate the "
+                     "stream for the checked chunks")
+
+
+class _ResponseHeaders:
+    """The headers of a guarded stream's HTTP response, and a refusal for the response itself."""
+
+    _response: Any  # the SDK stream's HTTP response
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        """The upstream HTTP response's headers (``stream.headers.get("x-request-id")``), case-insensitive."""
+        headers: Mapping[str, str] = self._response.headers
+        return headers
+
+    @property
+    def response(self) -> Any:
+        raise UnguardedPathError(_RESPONSE_REFUSED)
+
+
+class GuardedStream(_ResponseHeaders, GatedStream[Any]):
+    """Iterates guarded ``ChatCompletionChunk``s; ``guardrail`` holds the verdict once consumed, ``headers`` the HTTP
+    response's headers (the SDK stream's ``response`` is refused: its body is the unchecked answer)."""
 
     def __init__(self, upstream: Any, gate: ReleaseGate[Any]) -> None:
         super().__init__(upstream, gate, close=upstream.close)
+        self._response = upstream.response
 
     @property
     def guardrail(self) -> Verdict | None:
@@ -194,9 +253,12 @@ class GuardedStream(GatedStream[Any]):
         self.close()
 
 
-class AsyncGuardedStream(AsyncGatedStream[Any]):
+class AsyncGuardedStream(_ResponseHeaders, AsyncGatedStream[Any]):
+    """:class:`GuardedStream` for ``openai.AsyncOpenAI``."""
+
     def __init__(self, upstream: Any, gate: ReleaseGate[Any]) -> None:
         super().__init__(upstream, gate, close=upstream.close)
+        self._response = upstream.response
 
     @property
     def guardrail(self) -> Verdict | None:
@@ -267,16 +329,33 @@ def _unreadable(guard: Guard, exc: UnreadableError, total: float) -> Verdict:
     return guard.report(guard.error_verdict(exc, "", timings=Timings(0.0, total, total)))
 
 
+def _not_a_stream(result: Any) -> UnguardedPathError:
+    """The error for a ``create(stream=True)`` whose result is not the SDK's stream of chunks (a raw response the
+    header checks did not see coming: from a custom ``http_client``, say); its body is never read."""
+    return UnguardedPathError(
+        f"create(stream=True) returned {type(result).__name__}, not the SDK's stream of chunks, so guard_openai "
+        f"cannot check it: {_RAW_VIEW}. {_USE}; drop whatever asks the SDK for a raw response (the "
+        "X-Stainless-Raw-Response header, in extra_headers=, default_headers or the http_client's headers)")
+
+
 class _Completions:
-    def __init__(self, inner: Any, guard: Guard) -> None:
+    def __init__(self, inner: Any, guard: Guard, default_headers: Callable[[], Mapping[str, Any]]) -> None:
         self._inner = inner
         self._guard = guard
+        self._default_headers = default_headers  # the wrapped client's, read at each call
 
     def create(self, **kwargs: Any) -> Any:
-        question, contexts, kwargs = _prepare(kwargs)
+        import openai
+
+        question, contexts, kwargs = _prepare(kwargs, self._default_headers())
         start = time.perf_counter()
         result = self._inner.create(**kwargs)
         if kwargs.get("stream"):
+            if not isinstance(result, openai.Stream):
+                close = getattr(getattr(result, "http_response", result), "close", None)
+                if callable(close):
+                    close()  # the connection is released, the body never read
+                raise _not_a_stream(result)
             return GuardedStream(result, _gate(self._guard, question, contexts, start, _asked_choices(kwargs)))
         total = time.perf_counter() - start
         try:
@@ -370,10 +449,17 @@ def _refused(owner: object, path: str, name: str, refused: dict[str, str]) -> At
 
 class _AsyncCompletions(_Completions):
     async def create(self, **kwargs: Any) -> Any:
-        question, contexts, kwargs = _prepare(kwargs)
+        import openai
+
+        question, contexts, kwargs = _prepare(kwargs, self._default_headers())
         start = time.perf_counter()
         result = await self._inner.create(**kwargs)
         if kwargs.get("stream"):
+            if not isinstance(result, openai.AsyncStream):
+                close = getattr(getattr(result, "http_response", result), "aclose", None)
+                if callable(close):
+                    await close()
+                raise _not_a_stream(result)
             return AsyncGuardedStream(result, _gate(self._guard, question, contexts, start, _asked_choices(kwargs)))
         total = time.perf_counter() - start
         try:
@@ -387,8 +473,9 @@ class _AsyncCompletions(_Completions):
 
 
 class _Chat:
-    def __init__(self, inner: Any, guard: Guard, is_async: bool) -> None:
-        self.completions = (_AsyncCompletions if is_async else _Completions)(inner.completions, guard)
+    def __init__(self, client: Any, guard: Guard, is_async: bool) -> None:
+        self.completions = (_AsyncCompletions if is_async else _Completions)(
+            client.chat.completions, guard, lambda: client.default_headers)
 
     def __getattr__(self, name: str) -> Any:
         raise _refused(self, "chat", name, _CHAT_REFUSED)
@@ -403,7 +490,7 @@ class GuardedOpenAI:
 
         self._client = client
         self.guard = guard
-        self.chat = _Chat(client.chat, guard, isinstance(client, openai.AsyncOpenAI))
+        self.chat = _Chat(client, guard, isinstance(client, openai.AsyncOpenAI))
 
     def with_options(self, **options: Any) -> GuardedOpenAI:
         """The wrapped client's ``with_options(**options)``, guarded by the same guard."""

@@ -577,6 +577,62 @@ def _title_words(ws: list[str]) -> bool:
                 or any(len(p) > 4 and p.endswith("ed") for p in parts))
 
 
+#: what separates a page title from its site's name: "Returns and refunds policy | Example Shop"
+_TITLE_PARTS = re.compile(r"\s+[|\u2013\u2014\u00b7\u2022-]\s+")
+#: a document's file extension: "Return policy 2024.pdf"
+_FILE_EXTENSION = re.compile(r"(?i)\.(?:pdf|docx?|txt|md|markdown|html?|csv|tsv|xlsx?|pptx?|json|rtf|odt|ods|odp|xml)$")
+#: a figure a source's name may carry: a year, a version ("2024", "v2", "3.1")
+_NAME_FIGURE = re.compile(r"(?:19|20)\d\d|v?\d{1,2}(?:\.\d{1,2})*")
+#: words at most in each part of a source's name
+SOURCE_NAME_WORDS = 8
+_SENTENCE_MARKS = frozenset(".,;:!?\"“”()[]{}<>")
+
+
+def source_name(name: str) -> bool:
+    """A citation's title or file name that only names its source: "Returns and refunds policy | Example Shop",
+    "Return policy 2024.pdf", "refund_policy_v2.docx". Each part of the title (split at " | ", " - ", " · ") is a
+    noun phrase of at most :data:`SOURCE_NAME_WORDS` words with no sentence punctuation, no figure but a year or a
+    version, and none of the words that make a statement (:func:`_title_words`): "Gift cards can be returned within 90
+    days" is no name, and is read as text (or refused) wherever it is found.
+
+    >>> [source_name(t) for t in ("Returns and refunds policy | Example Shop", "Return policy 2024.pdf",
+    ...                           "Gift cards can be returned within 90 days", "Refunds | 90-day returns")]
+    [True, True, False, False]
+    """
+    s = name.strip()
+    if not s or len(s) > 300 or any(ch in s for ch in "\n\r"):
+        return False
+    ext = _FILE_EXTENSION.search(s)
+    if ext is not None:  # a file's name: its separators are spaces
+        s = re.sub(r"[_+]+|(?<=\w)-(?=\w)", " ", s[: ext.start()])
+    for part in _TITLE_PARTS.split(s):
+        core = part.strip()
+        tokens = core.split()
+        if not tokens or len(tokens) > SOURCE_NAME_WORDS:
+            return False
+        if any(not _NAME_FIGURE.fullmatch(t) and any(ch.isdigit() or ch in _SENTENCE_MARKS for ch in t) for t in tokens):
+            return False  # a figure that is no year nor version, or a sentence's punctuation
+        if not _title_words([w.lower() for w in words(core) if not _NAME_FIGURE.fullmatch(w)]):
+            return False
+    return True
+
+
+#: the end of the last sentence or line of a text: a line break, or a sentence's end mark (and closing quotes or
+#: brackets) before white space or the end
+_SETTLED = re.compile(r"(?s).*(?:\n|[.!?\u2026\u3002][\"')\]\u201d\u2019]*(?:[ \t]+|$))")
+
+
+def settled_prompt(prompt: str) -> str:
+    r"""The part of an echoed prompt that ends a sentence or a line: the rest ("...\nA: Gift cards") is the start of the
+    sentence the completion finishes (" can be returned."), so it is read with it, not apart.
+
+    >>> settled_prompt("Policy: see below.\nA: Gift cards"), settled_prompt("Gift cards"), settled_prompt("Q: Why?\nA:")
+    ('Policy: see below.\n', '', 'Q: Why?\n')
+    """
+    m = _SETTLED.match(prompt)
+    return prompt[: m.end()] if m else ""
+
+
 def names_only(title: str) -> bool:
     """A title that only names something ("Item", "Window", "Return window", "Product"): at most
     :data:`TITLE_MAX_WORDS` words, no digit and no punctuation inside, none of the words that make a statement (see
@@ -915,12 +971,71 @@ _ENGLISH_WORDS = frozenset("the and is are be been can cannot not to of with wit
 _URLISH = re.compile(r"\S+://\S+|\S+@\S+|www\.\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|de|fr|es|it|pt|nl|br)\b")
 
 
+_TOKEN = re.compile(r"\S+")
+#: a run of domain labels ("www.example.com", "a-b.c"): one match from each start, never re-scanned
+_LABELS = re.compile(r"[\w-]+(?:\.[\w-]+)*")
+_TLDS = ("com", "org", "net", "io", "de", "fr", "es", "it", "pt", "nl", "br")
+
+
+def _unlinked(sentence: str) -> str:
+    """``sentence`` with each URL, e-mail address and domain replaced by a space: ``_URLISH.sub(" ", sentence)``, read
+    in one pass. The regex tried every start of a run without spaces up to the run's end, so an answer that is one
+    long run ('{"a":{"a":...', "a-a-a-...") cost its length squared (round 37: 4,000 '{"a":' took 2.4 s)."""
+    return _TOKEN.sub(_unlinked_token, sentence)
+
+
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"  # the regex's \w
+
+
+def _unlinked_token(m: re.Match[str]) -> str:
+    r"""One run without spaces, as ``_URLISH`` reads it: a URL or an address (``\S+://\S+``, ``\S+@\S+``) is the whole
+    run wherever it matches (a match in the run also matches from its start); "www." takes the rest of the run; a
+    domain runs from the first word character of a run of labels to the last ".<tld>" in it (the regex matches from
+    there, greedily, or nowhere in that run of labels)."""
+    t = m.group()
+    n = len(t)
+    for mark in ("://", "@"):
+        i = t.find(mark, 1)
+        if 0 < i < n - len(mark):
+            return " "
+    out: list[str] = []
+    pos = 0
+    for run in _LABELS.finditer(t):
+        a, b = run.span()
+        first = next((q for q in range(a, b) if _word(t[q])), None)
+        if first is None:
+            continue
+        www = t.startswith("www.", first) and first + 4 < n  # tried before a domain at the same place
+        end = None if www else _domain_end(t, first, b)
+        if end is not None:
+            out += [t[pos:first], " "]
+            pos = first = end
+        at = t.find("www.", first, b + 3)  # starting in the run
+        if 0 <= at and at + 4 < n:
+            return "".join(out) + t[pos:at] + " "
+    return "".join(out) + t[pos:]
+
+
+def _domain_end(t: str, first: int, b: int) -> int | None:
+    """Where the domain that starts at ``first`` in the run of labels ending at ``b`` ends: after its last ".<tld>"
+    followed by a word boundary (None: no domain)."""
+    for d in range(b - 1, first, -1):
+        if t[d] != ".":
+            continue
+        for tld in _TLDS:
+            e = d + 1 + len(tld)
+            if t.startswith(tld, d + 1) and (e == len(t) or not _word(t[e])):
+                return e
+    return None
+
+
 def foreign_language(sentence: str) -> str | None:
     """The language other than English that a sentence in Latin script is written in (by its function words: at least
     two of that language's, more than of English's and a quarter of its words), or None. "Los tarjetas de regalo no
     se pueden devolver." is Spanish; "Gift cards peuvent être returned within 30 days." is French enough that an
     English model would only guess; "I flew to Los Angeles and Las Vegas." is English."""
-    tokens = [t.lower() for t in _LETTERS.findall(_URLISH.sub(" ", sentence))]
+    tokens = [t.lower() for t in _LETTERS.findall(_unlinked(sentence))]
     if len(tokens) < 3:
         return None
     english = sum(t in _ENGLISH_WORDS for t in tokens)

@@ -52,6 +52,16 @@ class Verdict:
     #: why the answer was not checked (``outcome == "error"``): timeout, overload, unreadable, uncheckable, input,
     #: exception (the ``reason`` label of guardrail_check_errors_total)
     error_reason: str | None = None
+    #: the reasons as a client of the gateway or the middleware reads them (:attr:`shown_reasons`): a failing sentence
+    #: by its number and place, without its words (None: the same as ``reasons``)
+    wire_reasons: tuple[str, ...] | None = None
+
+    @property
+    def shown_reasons(self) -> tuple[str, ...]:
+        """The reasons sent to the client with a blocked answer: they never quote the answer, whose blocked sentences
+        would reach the client inside the refusal (a chat UI shows an error's message); ``reasons`` (logs, metrics'
+        exemplars, the Python API) say which words failed."""
+        return self.reasons if self.wire_reasons is None else self.wire_reasons
 
     @property
     def passed(self) -> bool:
@@ -86,8 +96,11 @@ def worst(verdicts: Sequence[Verdict]) -> Verdict:
     return max(verdicts, key=lambda v: (_SEVERITY[v.action], _OUTCOME[v.outcome]))
 
 
-def sentence_reason(s: Any) -> str:
-    """'sentence 3 "..." is not supported by the retrieved passages (closest: chunk 2, entailment 0.04, ...)'."""
+def sentence_reason(s: Any, *, quote: bool = True) -> str:
+    """'sentence 3 "..." is not supported by the retrieved passages (closest: chunk 2, entailment 0.04, ...)';
+    ``quote=False``: 'sentence 3 (characters 40-95 of the answer) is not supported by ... (closest: chunk 2,
+    entailment 0.04, ...)', with none of the sentence's words (neither the terms no passage holds nor what it
+    overstates)."""
     text = s.text if len(s.text) <= 120 else s.text[:117] + "..."
     role = getattr(s, "sentence_role", None)
     contradicted = role == "contradicts" or (role is None and (s.contradiction or 0) > 0.5)
@@ -100,12 +113,14 @@ def sentence_reason(s: Any) -> str:
     contradiction = s.sentence_contradiction if role == "contradicts" else s.contradiction
     if contradiction is not None:
         parts.append(f"contradiction {contradiction:.2f}")
-    if s.unsupported_terms:
+    if s.unsupported_terms and quote:
         parts.append("not in any passage: " + ", ".join(s.unsupported_terms))
-    if getattr(s, "overstated", ()):
+    if getattr(s, "overstated", ()) and quote:
         parts.append("says more than the passage: " + ", ".join(s.overstated))
     where = "is contradicted by" if contradicted else "is not supported by"
     detail = f" ({'; '.join(parts)})" if parts else ""
+    if not quote:
+        return f"sentence {s.index + 1} (characters {s.start}-{s.end} of the answer) {where} the retrieved passages{detail}"
     hyp = getattr(s, "hypothesis", None) or s.text
     if hyp != s.text and not hyp.startswith("Q: "):
         # a short answer read with its question, or one claim of a long sentence: say which statement failed

@@ -190,6 +190,34 @@ def test_a_style_sheet_in_code_is_an_example() -> None:
     assert stylesheet("<STYLE>b{display:none}</STYLE> text") == "a <style> element at offset 0"
 
 
+def test_a_style_sheet_is_looked_for_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The code of the answer is found once, not once per "<style" in it: 2,000 "`<style>`" code spans (20 KB) took
+    11 s to check and stalled the gateway's event loop (round 37)."""
+    import guardrail.render.markup as markup
+
+    calls = {"blocks": 0, "spans": 0}
+    blocks, spans = markup.code_blocks, markup._code_spans
+
+    def counted_blocks(text: str) -> list[tuple[int, int]]:
+        calls["blocks"] += 1
+        return blocks(text)
+
+    def counted_spans(text: str, a: int, b: int) -> list[tuple[int, int, int, int]]:
+        calls["spans"] += 1
+        return spans(text, a, b)
+
+    monkeypatch.setattr(markup, "code_blocks", counted_blocks)
+    monkeypatch.setattr(markup, "_code_spans", counted_spans)
+    examples = "Use `<style>` tags. " * 2000
+    assert markup.stylesheet(examples) is None and calls == {"blocks": 1, "spans": 1}
+    assert markup.stylesheet(examples + "\\<style>b{}</style>") is None  # escaped, after the examples
+    # an escaped backslash does not escape the tag; code ends where it ends
+    assert markup.stylesheet(examples + "\\\\<style>b{display:none}</style>") == \
+        f"a <style> element at offset {len(examples) + 2}"
+    sheet = "```html\n<style>b{}</style>\n```\n<link rel=stylesheet href=x>"
+    assert markup.stylesheet(sheet) == f"a linked style sheet at offset {sheet.index('<link')}"
+
+
 # ------------------------------------------------------------------ round 22: citations as RAG answers write them
 @pytest.mark.parametrize("marker", ["(1)", "^[1]", "[doc1]", "[source 2]", "[1](#ref1)", "<sup>1</sup>",
                                     "<sup>[3]</sup>", "\u30104:0\u2020policy.md\u3011", "(1, 2)", "[1]"])

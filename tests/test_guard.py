@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
+import inspect
 import json
 import os
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import delay_faithfulness
@@ -274,6 +278,116 @@ def test_decorator_configuration_errors(evaluator: Evaluator) -> None:
         h("q", "one string")
 
 
+def _twins(evaluator: Evaluator) -> tuple[str, str, float]:
+    """A faithful sentence, a hallucination, and a threshold between their scores (deterministic with the tiny model)."""
+    from guardrail.checks.faithfulness import FaithfulnessCheck
+
+    check = evaluator.faithfulness_check
+    assert isinstance(check, FaithfulnessCheck)
+    a, b = "Items can be returned within 30 days of delivery.", "Refunds are paid in gold bars on Mars by the moon king."
+    sa, sb = (check.run(Q, CTX, x).score for x in (a, b))
+    assert sa is not None and sb is not None and sa != sb
+    return (a, b, (sa + sb) / 2) if sa > sb else (b, a, (sa + sb) / 2)
+
+
+class Answerer:
+    """A callable object, as LLM client wrappers often are."""
+
+    def __init__(self, *answer: str) -> None:
+        self.answer = answer
+
+    def __call__(self, question: str, contexts: list[str]) -> str:
+        return " ".join(self.answer)
+
+
+class AsyncAnswerer(Answerer):
+    async def __call__(self, question: str, contexts: list[str]) -> str:  # type: ignore[override]
+        await asyncio.sleep(0)
+        return " ".join(self.answer)
+
+
+class StreamingAnswerer(Answerer):
+    def __call__(self, question: str, contexts: list[str]) -> Iterator[str]:  # type: ignore[override]
+        for sentence in self.answer:
+            yield sentence + " "
+
+
+class AsyncStreamingAnswerer(Answerer):
+    async def __call__(self, question: str, contexts: list[str]) -> AsyncIterator[str]:  # type: ignore[override]
+        for sentence in self.answer:
+            await asyncio.sleep(0)
+            yield sentence + " "
+
+
+def test_a_callable_object_is_guarded_as_its_call_is(evaluator: Evaluator) -> None:
+    """An object with ``__call__`` is guarded like a function of the same kind: an ``async def __call__`` gives a
+    coroutine function whose hallucination raises once awaited, a generator ``__call__`` a held stream."""
+    good, bad, cut = _twins(evaluator)
+    g, _ = make(evaluator, action="block", faithfulness=cut, retrieval_relevance=None)
+
+    sync = guarded(g)(Answerer(good))
+    out = sync(Q, CTX)
+    assert isinstance(out, GuardedText) and out == good and out.verdict.action == "pass"
+    with pytest.raises(GuardrailBlocked):
+        guarded(g)(Answerer(bad))(Q, CTX)
+
+    answer = guarded(g)(AsyncAnswerer(good))
+    assert inspect.iscoroutinefunction(answer)
+    out = asyncio.run(answer(Q, contexts=CTX))
+    assert isinstance(out, GuardedText) and out == good and out.verdict.action == "pass"
+    with pytest.raises(GuardrailBlocked) as info:
+        asyncio.run(guarded(g)(AsyncAnswerer(bad))(Q, CTX))
+    assert info.value.verdict.failed_checks == ("faithfulness",)
+
+    chunks = list(guarded(g)(StreamingAnswerer(good, bad))(Q, CTX))
+    assert "".join(chunks[:-1]) == good + " " and isinstance(chunks[-1], StreamStopped) and bad not in "".join(chunks)
+    assert list(guarded(g)(StreamingAnswerer(good))(Q, CTX)) == [good + " "]
+
+    async def consume(it: Any) -> list[str]:
+        return [c async for c in it]
+
+    chunks = asyncio.run(consume(guarded(g)(AsyncStreamingAnswerer(good, bad))(Q, CTX)))
+    assert "".join(chunks[:-1]) == good + " " and isinstance(chunks[-1], StreamStopped) and bad not in "".join(chunks)
+    assert asyncio.run(consume(guarded(g)(AsyncStreamingAnswerer(good))(Q, CTX))) == [good + " "]
+
+
+def test_a_callable_object_misconfigured_is_named_in_the_error(evaluator: Evaluator) -> None:
+    g, _ = make(evaluator)
+    for cls in (Answerer, AsyncAnswerer, StreamingAnswerer):
+        with pytest.raises(ConfigurationError, match=rf"{cls.__name__}\.__call__\(\) has no parameter 'docs' for the "
+                                                     "contexts; pass contexts="):
+            guarded(g, contexts="docs")(cls("x"))
+    with pytest.raises(ConfigurationError, match=r"the contexts of Answerer\.__call__\(\) must be a list of strings"):
+        guarded(g)(Answerer("x"))(Q, "one string")
+
+    async def reply(question: str, contexts: list[str]) -> str:
+        return "x"
+
+    with pytest.raises(ConfigurationError, match=r"functools\.partial\(.*reply\)\(\) has no parameter 'query'"):
+        guarded(g, question="query")(functools.partial(reply, contexts=CTX))
+
+
+def test_a_sync_call_that_returns_a_coroutine_is_refused_unrun(evaluator: Evaluator) -> None:
+    """A ``__call__`` (or function) that is not ``async def`` but hands back a coroutine: its answer is not there to
+    check, so it is refused, and the coroutine is closed (never run, so no "never awaited" warning either)."""
+    g, _ = make(evaluator, action="block", faithfulness=1.0)
+    ran, made = [], []
+
+    async def generate() -> str:
+        ran.append(True)
+        return "Refunds are paid in gold bars on Mars by the moon king."
+
+    class Hidden(Answerer):
+        def __call__(self, question: str, contexts: list[str]) -> Any:  # type: ignore[override]
+            made.append(generate())
+            return made[-1]
+
+    with pytest.raises(ConfigurationError, match=r"Hidden\.__call__\(\) returned coroutine, an awaitable, but is "
+                                                 "not an async function.*async def"):
+        guarded(g)(Hidden())(Q, CTX)
+    assert ran == [] and inspect.getcoroutinestate(made[0]) == inspect.CORO_CLOSED
+
+
 def test_acheck_keeps_the_event_loop_free(evaluator: Evaluator) -> None:
     g, _ = make(evaluator, action="flag", faithfulness=0.5)
     long_ctx = [" ".join(f"Sentence {i} says fact {i} about returns." for i in range(400))]
@@ -427,6 +541,70 @@ def test_stream_splitting_is_linear_in_the_answer(evaluator: Evaluator, monkeypa
     text = "word " * 4000
     released = "".join(s.feed(text[i:i + 10]) for i in range(0, len(text), 10)) + s.finish().text
     assert released == text and seen["chars"] < 40 * len(text)
+
+
+def test_a_stream_that_holds_much_re_reads_a_bounded_multiple_of_it(evaluator: Evaluator,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bare pleasantries ("Ok. Ok. ...", a model in a repetition loop) are held for a claim, and the held text was
+    re-split at every sentence end: 16 KB took over a minute (round 37). The re-reading is now bounded by a multiple
+    of the text (it waits while over it), and the verdict is the one word-by-word feeding gave."""
+    import guardrail.stream.assembler as streaming
+
+    seen = {"chars": 0}
+    real = streaming.split_sentences
+
+    def counting(text: str):  # type: ignore[no-untyped-def]
+        seen["chars"] += len(text)
+        return real(text)
+
+    monkeypatch.setattr(streaming, "split_sentences", counting)
+    g, _ = make(evaluator, action="block", faithfulness=0.0, retrieval_relevance=None)
+    for n in (500, 2_000):
+        seen["chars"] = 0
+        s = g.stream(Q, CTX)
+        outs = [s.feed("Ok. ") for _ in range(n)]
+        end = s.finish()
+        assert not any(outs) and end.text == "Ok. " * n and end.verdict.action == "pass"  # held to the end, whole
+        assert seen["chars"] < 12 * 4 * n, (n, seen["chars"])  # was about n * n * 2 (0.5 M chars, 8 M chars)
+    # a claim after the held replies still releases them with it, and a failing one still stops the stream
+    g, _ = make(evaluator, action="block", faithfulness=1.0, retrieval_relevance=None)
+    s = g.stream(Q, CTX)
+    out = "".join(s.feed("Ok. ") for _ in range(2_000)) + s.feed("Items can be returned within 30 days. ")
+    end = s.finish()
+    assert out == "" and end.text == "" and s.stopped and end.verdict.action == "block"
+
+
+def test_a_stream_looks_for_a_style_sheet_a_bounded_number_of_times(evaluator: Evaluator,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every chunk holding "`<style>`" had the whole text looked at for a style sheet, on the event loop (round 37:
+    300 such chunks held ``/healthz`` for 9 s). The looks are bounded by a multiple of the text, nothing goes out
+    while one is owed, and a style sheet after many examples in code is still refused before it is released."""
+    import guardrail.stream.check as check
+
+    seen = {"calls": 0, "chars": 0}
+    real = check.stylesheet
+
+    def counting(text: str) -> str | None:
+        seen["calls"] += 1
+        seen["chars"] += len(text)
+        return real(text)
+
+    monkeypatch.setattr(check, "stylesheet", counting)
+    g, _ = make(evaluator, action="block", faithfulness=0.0, retrieval_relevance=None)
+    first = "Items can be returned within 30 days. "
+    for n in (300, 3_000):
+        seen.update(calls=0, chars=0)
+        s = g.stream(Q, CTX)
+        out = s.feed(first) + "".join(s.feed("Use `<style>` tags. ") for _ in range(n))
+        end = s.finish()
+        assert out + end.text == first + "Use `<style>` tags. " * n and end.verdict.action == "pass"
+        assert seen["chars"] < 10 * len(s.text) and seen["calls"] < 80, (n, seen)  # was n looks at the whole text
+    s = g.stream(Q, CTX)
+    out = s.feed(first) + "".join(s.feed("Use `<style>` tags. ") for _ in range(1_000))
+    out += s.feed("<style>b{display:none}</style>") + s.feed("Gift cards can<b> not</b> be returned. ")
+    end = s.finish()
+    assert s.stopped and "<style>b" not in out + end.text
+    assert (end.verdict.action, end.verdict.outcome) == ("block", "error")
 
 
 def test_stream_over_the_limit_is_unchecked(evaluator: Evaluator) -> None:

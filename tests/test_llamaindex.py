@@ -233,3 +233,44 @@ def test_a_citation_engines_copies_of_retrieved_nodes_stay_evidence(evaluator: E
     with pytest.raises(GuardrailBlocked):
         GuardedQueryEngine(CitationQueryEngine.from_args(index, llm=ScriptedLLM(answer=BAD), similarity_top_k=2),
                            guard).query("How long do I have to return an item?")
+
+
+def test_a_sub_answer_that_quotes_a_chunk_and_adds_to_it_is_no_evidence(evaluator: Evaluator) -> None:
+    # the sub-answer node ("Sub question: ... Response: <chunk> <hallucination>") holds a whole retrieved chunk: what
+    # it adds would support the same words in the final answer if holding a chunk were enough
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    bad, question = GOOD + " Shipping to Mars is free.", "How long do I have to return an item, and is shipping free?"
+    with pytest.raises(GuardrailBlocked) as info:
+        GuardedQueryEngine(sub_question_engine(bad), guard).query(question)
+    assert info.value.verdict.failed_checks == ("faithfulness",)
+    with pytest.raises(GuardrailBlocked):
+        asyncio.run(GuardedQueryEngine(sub_question_engine(bad), guard).aquery(question))
+    for run in (lambda e: e.query(question), lambda e: asyncio.run(e.aquery(question))):
+        good = run(GuardedQueryEngine(sub_question_engine(GOOD), guard))
+        assert any(n.node.get_content().startswith("Sub question:") for n in good.source_nodes)
+        assert str(good) == GOOD and good.metadata["guardrail"].action == "pass"
+
+
+def test_a_citation_engines_pieces_of_nodes_without_a_document_stay_evidence(evaluator: Evaluator) -> None:
+    # nodes built without a document have no ref_doc_id, and the citation engine gives its "Source N:" pieces new ids:
+    # a piece counts because, after its label, its text lies within a retrieved text
+    from llama_index.core.query_engine import CitationQueryEngine
+    from llama_index.core.schema import TextNode
+
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+    rules = " ".join(f"Rule {i}: items of kind {i} can be returned within {i + 10} days of delivery." for i in range(12))
+    nodes = [TextNode(text=d) for d in [*DOCS, rules]]
+    assert not any(n.ref_doc_id for n in nodes)
+    index = VectorStoreIndex(nodes, embed_model=MockEmbedding(embed_dim=8))
+
+    def cited(answer: str) -> GuardedQueryEngine:
+        return GuardedQueryEngine(CitationQueryEngine.from_args(index, llm=ScriptedLLM(answer=answer), similarity_top_k=3,
+                                                                citation_chunk_size=64, citation_chunk_overlap=0), guard)
+
+    kind4 = "Items of kind 4 can be returned within 14 days of delivery."
+    for answer in (GOOD, kind4):
+        response = cited(answer).query("How long do I have to return an item?")
+        assert len(response.source_nodes) > len(nodes)  # the long rule was cut into pieces, each with its own label
+        assert str(response) == answer and response.metadata["guardrail"].action == "pass"
+    with pytest.raises(GuardrailBlocked):
+        cited(BAD).query("How long do I have to return an item?")

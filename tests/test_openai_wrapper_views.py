@@ -177,6 +177,119 @@ def test_every_public_name_of_the_sdk_client_is_on_a_list(base_url: str, guard: 
             getattr(c.chat, name)
 
 
+RAW_HEADER = r"request header .* is not guarded by guard_openai: .*with_raw_response.*create\(\.\.\., contexts="
+
+
+def _requests(make: Any, base_url: str, guard: Guard, header: str, value: str) -> list[tuple[str, Any]]:
+    """The ways one request can carry the SDK's raw-response header: extra_headers=, the wrapped client's
+    default_headers, and with_options / copy(default_headers=...)."""
+    c = make(base_url, guard)
+    inner_cls = type(c._client)
+    with_default = guard_openai(inner_cls(base_url=base_url, api_key="test-key", max_retries=0,
+                                          default_headers={header: value}), guard)
+    return [("extra_headers", (c, {"extra_headers": {header: value}})),
+            ("default_headers", (with_default, {})),
+            ("with_options", (c.with_options(default_headers={header: value}), {})),
+            ("copy", (c.copy(default_headers={header: value}), {}))]
+
+
+@pytest.mark.parametrize("make", [sync_client, async_client], ids=["sync", "async"])
+@pytest.mark.parametrize("header, value", [("X-Stainless-Raw-Response", "true"),
+                                           ("x-stainless-raw-response", "stream"),
+                                           ("X-STAINLESS-RAW-RESPONSE", "raw"),
+                                           ("____stainless_override_cast_to", "str")])
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "json"])
+def test_the_raw_response_header_is_refused_before_anything_is_sent(base_url: str, guard: Guard,
+                                                                    answers: tuple[str, str], make: Any, header: str,
+                                                                    value: str, stream: bool) -> None:
+    """The SDK's raw-response views are chosen by a request header (what with_raw_response sets): create() refuses
+    it, in any spelling and from wherever it would come, with the error the views themselves get."""
+    _, bad = answers
+    for via, (c, extra) in _requests(make, base_url, guard, header, value):
+        sent = len(SEEN)
+        with pytest.raises(UnguardedPathError, match=RAW_HEADER) as info:
+            result = c.chat.completions.create(**ask(bad), stream=stream, **extra)
+            if asyncio.iscoroutine(result):
+                asyncio.run(result)
+        assert isinstance(info.value, ConfigurationError) and header in str(info.value), via
+        assert len(SEEN) == sent, via
+
+
+@pytest.mark.parametrize("make", [sync_client, async_client], ids=["sync", "async"])
+def test_a_raw_response_header_removed_with_omit_is_guarded(base_url: str, guard: Guard, answers: tuple[str, str],
+                                                           make: Any) -> None:
+    """``extra_headers={header: Omit()}`` takes the client's default header off the request, as the SDK does: the
+    answer is then a stream of chunks, and guarded (the faithful one delivered intact, the hallucination stopped)."""
+    good, bad = answers
+    c = guard_openai(type(make(base_url, guard)._client)(base_url=base_url, api_key="test-key", max_retries=0,
+                                                         default_headers={"X-Stainless-Raw-Response": "stream"}), guard)
+    omit = {"extra_headers": {"x-stainless-raw-response": openai.Omit()}}
+
+    async def run() -> None:
+        for answer in (good, f"{good} {bad}"):
+            stream = c.chat.completions.create(**ask(answer), stream=True, **omit)
+            if asyncio.iscoroutine(stream):
+                stream = await stream
+                got = [ch async for ch in stream]
+            else:
+                got = list(stream)
+            assert "x-stainless-raw-response" not in SEEN[-1]
+            text = "".join(ch.choices[0].delta.content or "" for ch in got if ch.choices)
+            if answer == good:
+                assert text == good and stream.guardrail.action == "pass"
+            else:
+                assert bad[:10] not in text and got[-1].choices[0].finish_reason == "content_filter"
+                assert stream.guardrail.action == "block"
+
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("value", ["true", "stream"])
+def test_a_raw_response_from_the_http_client_is_refused_unread(base_url: str, guard: Guard, answers: tuple[str, str],
+                                                               value: str) -> None:
+    """A raw response asked for where the wrapper does not look (the http_client's own headers) is not a stream of
+    chunks: refused by name, never iterated, sync and async."""
+    _, bad = answers
+    sync = guard_openai(openai.OpenAI(base_url=base_url, api_key="test-key", max_retries=0, http_client=openai.
+                                      DefaultHttpxClient(headers={"X-Stainless-Raw-Response": value})), guard)
+    with pytest.raises(UnguardedPathError, match=r"not the SDK's stream of chunks.*create\(\.\.\., contexts="):
+        sync.chat.completions.create(**ask(bad), stream=True)
+
+    async def run() -> None:
+        a = guard_openai(openai.AsyncOpenAI(base_url=base_url, api_key="test-key", max_retries=0, http_client=openai.
+                                            DefaultAsyncHttpxClient(headers={"X-Stainless-Raw-Response": value})), guard)
+        with pytest.raises(UnguardedPathError, match=r"not the SDK's stream of chunks"):
+            await a.chat.completions.create(**ask(bad), stream=True)
+        await a.close()
+
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("make", [sync_client, async_client], ids=["sync", "async"])
+def test_a_guarded_stream_refuses_its_raw_response_and_gives_its_headers(base_url: str, guard: Guard,
+                                                                        answers: tuple[str, str], make: Any) -> None:
+    """The SDK stream's ``.response`` is an HTTP response whose body is the unchecked answer: refused by name (an
+    AttributeError too), before and after iterating; its headers are ``stream.headers``."""
+    good, _ = answers
+    c = make(base_url, guard)
+
+    async def run() -> None:
+        stream = c.chat.completions.create(**ask(good), stream=True)
+        if asyncio.iscoroutine(stream):
+            stream = await stream
+        for _ in range(2):
+            with pytest.raises(UnguardedPathError, match=r"stream\.response is not guarded .*stream\.headers") as info:
+                stream.response  # noqa: B018
+            assert isinstance(info.value, ConfigurationError) and not hasattr(stream, "response")
+            assert stream.headers["Content-Type"].startswith("text/event-stream")
+            got = [ch async for ch in stream] if hasattr(stream, "__aiter__") else list(stream)
+            text = "".join(ch.choices[0].delta.content or "" for ch in got if ch.choices)
+            assert text in (good, "")  # delivered intact the first time; nothing is left the second
+        assert stream.guardrail.action == "pass"
+
+    asyncio.run(run())
+
+
 # --------------------------------------------------------------------------- with_options / copy stay guarded
 def test_with_options_and_copy_are_guarded_sync(base_url: str, guard: Guard, answers: tuple[str, str]) -> None:
     good, bad = answers

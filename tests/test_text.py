@@ -113,3 +113,34 @@ def test_stem_cache_is_bounded() -> None:
         assert text._stem_alpha.cache_info().currsize == text.STEM_CACHE_SIZE
     finally:
         text._stem_alpha.cache_clear()
+
+
+def test_urls_are_set_aside_in_one_pass_as_the_url_pattern_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """foreign_language() reads a sentence without its URLs, addresses and domains. The regex that found them tried
+    every start of a run without spaces up to the run's end: an answer that is one long run ('{"a":{"a":...') cost
+    its length squared (round 37). The one-pass reading gives what the regex gives, and looks at each character of
+    a run a bounded number of times."""
+    import random
+
+    import guardrail.text as text
+
+    parts = ["a", "w", "www.", "www", ".", "-", "_", "@", ":", "/", "://", "com", "io", "de", "dev", "x", "é", "1",
+             " ", "{", '"', "\t", "..", "Com", "org"]
+    rng = random.Random(37)
+    for _ in range(20_000):
+        s = "".join(rng.choice(parts) for _ in range(rng.randint(0, 14)))
+        assert text._unlinked(s) == text._URLISH.sub(" ", s), s
+    for s in ("See https://example.com/a or mail me@example.org.", "Visit www.example.com today.",
+              "Go to shop.example.de-x or a.b.c.io, not a.dev.", '{"a":' * 50, "a-" * 50 + "a.com"):
+        assert text._unlinked(s) == text._URLISH.sub(" ", s), s
+    seen = {"chars": 0}
+
+    def counted(ch: str) -> bool:
+        seen["chars"] += 1
+        return ch.isalnum() or ch == "_"
+
+    monkeypatch.setattr(text, "_word", counted)
+    for n in (1_000, 8_000):
+        seen["chars"] = 0
+        assert text.foreign_language('{"a":' * n) is None
+        assert seen["chars"] <= 2 * len('{"a":' * n), (n, seen)

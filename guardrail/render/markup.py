@@ -1274,9 +1274,13 @@ def stylesheet(text: str) -> str | None:
     refuse it, as they refuse terminal control sequences)."""
     if "<" not in text:
         return None
+    code: list[tuple[int, int]] | None = None  # the code of the text, found once (per match, an answer with many
+    # "`<style>`" code spans cost its length times their number: round 37 held the event loop for seconds)
     for m in _STYLESHEET.finditer(text):
-        code = code_blocks(text) + [(s, e) for s, _, _, e in _code_spans(text, 0, len(text))]
-        if any(a <= m.start() < b for a, b in code) or _escaped(text, m.start(), 0):
+        if code is None:
+            code = _merge(code_blocks(text) + [(s, e) for s, _, _, e in _code_spans(text, 0, len(text))])
+        k = bisect.bisect_right(code, (m.start(), 1 << 62)) - 1
+        if (k >= 0 and code[k][1] > m.start()) or _escaped(text, m.start(), 0):
             continue
         what = "a <style> element" if m.group().lower().startswith("<style") else "a linked style sheet"
         return f"{what} at offset {m.start()}"

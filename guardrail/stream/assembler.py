@@ -2,7 +2,8 @@
 
 The cost is linear in the answer's length however it is chunked: only the text not yet released is re-split, only
 when a chunk may have ended a sentence, and a run longer than ``max_sentence_chars`` without a boundary comes out as
-one piece.
+one piece. Text held long (sentences kept back for one that follows) is re-split as it grows; the stream bounds that
+(:data:`guardrail.stream.check._REREAD`).
 """
 
 from __future__ import annotations
@@ -52,6 +53,11 @@ class SentenceAssembler:
     def end(self) -> int:
         """Characters fed so far."""
         return self._tail_start + len(self._tail)
+
+    @property
+    def held(self) -> int:
+        """Characters fed and not yet released: what :meth:`sentences` splits."""
+        return len(self._tail)
 
     def feed(self, chunk: str) -> bool:
         """Add text; True when a sentence may have ended, so :meth:`sentences` may find a new one (cheap: fine on an

@@ -116,6 +116,14 @@ class _Tally:
 #: over two chunks (the whole text is then looked at: :func:`~guardrail.render.markup.stylesheet`)
 _STYLE_START = re.compile(r"<(?:style|link)", re.I)
 _STYLE_TAIL = 8
+#: how much a held stream re-reads, as a multiple of the text fed. A chunk that may end a sentence has the held text
+#: re-split and its sentences read again, and one that may start a style sheet has the whole text looked at: each
+#: costs the length of what it reads, so a stream that holds much ("Ok. Ok. ..." pleasantries held for a claim, an
+#: unclosed comment before many sentences) or holds "`<style>`" in every chunk cost time quadratic (or cubic) in its
+#: length (round 37: 16 KB of "Ok. " took over a minute, 300 "`<style>`" chunks held the event loop for seconds). A
+#: re-read that would take the total over this multiple waits, its text held, until the text grew enough (at the latest
+#: the end): as a larger chunk would, it moves when a sentence is judged, never how
+_REREAD = 8
 
 
 class StreamGuard:
@@ -143,6 +151,12 @@ class StreamGuard:
         self.released = 0
         self._cr = ""  # carriage returns that end the text so far (a CRLF once a line feed follows)
         self._tail = ""  # the end of the text so far (a "<style" or "<link" cut over two chunks)
+        #: a chunk may have started a style sheet: the text is looked at (in :meth:`release`, off the event loop)
+        #: before any more of it goes out
+        self._sheet_owed = False
+        self._sheet_read = 0  # characters looked at for a style sheet so far (see _REREAD)
+        self._held_read = 0  # characters of held text re-split so far (see _REREAD)
+        self._deferred = False  # a re-split waits for its budget: a later chunk is due even if it ends no sentence
         self._mean: float | None = None  # the mean of the last text judged (aggregate="mean": the whole answer)
         #: a sentence of the answer made a claim: a bare yes/no pleasantry after it ("👍", "Absolutely!") signs off
         self._claimed = False
@@ -247,25 +261,50 @@ class StreamGuard:
             f"the streamed answer holds {control.split(' at offset')[0]}: a terminal hides, moves or overwrites text "
             "with it, so what a reader sees is not what the guard would read; send the answer without terminal "
             "control sequences")
-        if problem is None and _STYLE_START.search(self._tail + chunk):  # rare: the whole text is looked at then
-            sheet = stylesheet(self.text)
-            problem = None if sheet is None else (
-                f"the streamed answer holds {sheet.split(' at offset')[0]}: its rules may hide or add text a browser "
-                "shows, which the guard does not evaluate; send the answer without style sheets")
+        if problem is None and _STYLE_START.search(self._tail + chunk):
+            self._sheet_owed = True  # the whole text is looked at, by release() (off the event loop) or finish()
         self._tail = (self._tail + chunk)[-_STYLE_TAIL:]
         if problem is not None or self._length > limit:  # unchecked from here, refused before any more model work
-            self._error = UncheckableError(
+            return self._refuse(UncheckableError(
                 f"the streamed answer is over {limit:,} characters (max_response_chars); raise the limit to check it"
-            ) if problem is None else UnreadableError(problem)
-            self.guard.error_verdict(self._error, "", timings=Timings(0.0))  # logged and counted, once
-            if self.policy.on_error == "fail_closed":
-                self.state = STOPPED
-                return False
-            self.state = STREAMING  # fail_open: delivered unchecked from here on; release() hands out the held text
-            return True
+            ) if problem is None else UnreadableError(problem))
         if self._echo and (self._echo_pending() or self._base):
             return bool(self._base)  # the prompt is all here: it goes out (the caller's own text); or it is arriving
-        return due and not streams_hold_to_end(self.policy)  # mean: decided at the end, on the whole answer
+        if self._sheet_owed:  # release() looks at the text first, when its budget allows (before, nothing goes out)
+            return self._affords(self._sheet_read, self._length)
+        due = (due or self._deferred) and not streams_hold_to_end(self.policy)  # mean: decided at the end
+        if due and not self._affords(self._held_read, self._sentences.held):
+            self._deferred = True
+            return False
+        return due
+
+    def _affords(self, spent: int, cost: int) -> bool:
+        """A re-read of ``cost`` characters keeps what was ``spent`` on its kind within :data:`_REREAD` times the text
+        fed so far."""
+        return spent + cost <= _REREAD * self._length
+
+    def _refuse(self, error: Exception) -> bool:
+        """The answer can not be checked from here (``error``: logged and counted, once): held and failing closed,
+        the stream stops; failing open, it is delivered unchecked from here on. True when :meth:`release` hands out
+        the held text."""
+        self._error = error
+        self.guard.error_verdict(error, "", timings=Timings(0.0))
+        if self.policy.on_error == "fail_closed":
+            self.state = STOPPED
+            return False
+        self.state = STREAMING
+        return True
+
+    def _look_for_sheet(self) -> None:
+        """Look at the whole text for a style sheet outside code (a chunk may have started one): one makes the answer
+        unreadable (:meth:`_refuse`)."""
+        self._sheet_owed = False
+        self._sheet_read += self._length
+        sheet = stylesheet(self.text)
+        if sheet is not None:
+            self._refuse(UnreadableError(
+                f"the streamed answer holds {sheet.split(' at offset')[0]}: its rules may hide or add text a browser "
+                "shows, which the guard does not evaluate; send the answer without style sheets"))
 
     def release(self) -> str:
         """Check the sentences completed so far; return the newly released text."""
@@ -274,9 +313,21 @@ class StreamGuard:
             return self._sentences.release(self._length)
         if self.state is not HOLDING:
             return ""
+        if self._sheet_owed:
+            if not self._affords(self._sheet_read, self._length):
+                return ""  # the text is looked at once the budget allows; until then nothing more goes out
+            self._look_for_sheet()
+            if self.state is not HOLDING:
+                return self.release()  # failing open the held text goes out unchecked; stopped, nothing
         prompt = self._release_echo()
         if streams_hold_to_end(self.policy):
             return prompt
+        held = self._sentences.held
+        if not self._affords(self._held_read, held):
+            self._deferred = True
+            return prompt
+        self._held_read += held
+        self._deferred = False
         return prompt + self._check(self._sentences.sentences(), final=False)
 
     def _release_echo(self) -> str:
@@ -306,6 +357,8 @@ class StreamGuard:
             self._end = StreamEnd("", verdict)
             return self._end
         tail = ""
+        if self.state is HOLDING and self._sheet_owed:
+            self._look_for_sheet()
         if self.state is HOLDING:
             self._echo_pending()
             tail = self._release_echo()
@@ -365,7 +418,7 @@ class StreamGuard:
                     continue  # "No." / "No, gift cards cannot be returned.": the reply is judged, as its answer
             # a bare "Yes." right after a question of the answer's own ("Gift cards? Yes.") answers that question: it
             # is judged now, never taken for a pleasantry
-            if pending or (yes_no_only(s.text) and not self.text[self._base : s.start].rstrip().endswith("?")):
+            if pending or (yes_no_only(s.text) and self._last_before(s.start) != "?"):
                 if makes_claim(s.text):  # a claim follows: "Sure!" was a pleasantry, the claim is what is judged
                     pending = []
                 else:
@@ -373,7 +426,7 @@ class StreamGuard:
                     continue
             judged = s
             shown = render(s.text).text  # "Yes[^1].": the reply a reader sees
-            if self.question and not self.text[self._base : s.start].strip() and _span_like(shown):
+            if self.question and not self._last_before(s.start) and _span_like(shown):
                 # a short span first ("Webhooks.", "Litware Inc.") is the answer when it is all the answer, and the
                 # topic of what follows otherwise (as the whole answer reads it): held until the next sentence
                 # completes, then read with it; at the end, alone
@@ -381,7 +434,7 @@ class StreamGuard:
                     break
                 if len(sentences) > k + 1:
                     judged, skip = sentences[k + 1], k + 2
-            if yes_no_answer(shown) and not makes_claim(shown) and not self.text[self._base : s.start].rstrip().endswith("?"):
+            if yes_no_answer(shown) and not makes_claim(shown) and self._last_before(s.start) != "?":
                 # a bare reply ("Yes.", "They can't.") is read with what follows it up to the first sentence that
                 # makes a claim, as the whole answer reads it: "Yes. It removes 99.9% of lead." is judged on its
                 # claim ("Yes. Here are the details:" + a list too), while "Yes." alone to "Can I return it?"
@@ -415,6 +468,14 @@ class StreamGuard:
             end = self._length  # trailing whitespace
         self.released = max(self.released, end)
         return self._sentences.release(end)
+
+    def _last_before(self, offset: int) -> str:
+        """The answer's last character before ``offset`` that is not whitespace ("" at its start); read back from
+        there, not by slicing the answer up to it (that cost every sentence the length of the answer before it)."""
+        text, i = self.text, offset
+        while i > self._base and text[i - 1].isspace():
+            i -= 1
+        return text[i - 1] if i > self._base else ""
 
     def _check_whole(self, sentences: Sequence[Sentence]) -> str:
         """``aggregate="mean"``: at the end the answer is judged as a whole answer is (every reading a client may

@@ -19,8 +19,8 @@ from .arguments import arguments_text
 #: fields of a message (or a stream's delta) that are not answer text; content, refusal, audio, tool_calls and
 #: function_call are read. A reasoning trace is not the answer and is not checked.
 REASONING = {"reasoning_content": f.skip, "reasoning": f.skip, "reasoning_details": f.skip}
-MESSAGE_FIELDS: dict[str, f.Rule] = {"role": f.atom, "name": f.atom, "annotations": f.atom, **REASONING}
-PART_FIELDS: dict[str, f.Rule] = {"type": f.atom, "annotations": f.atom, "logprobs": f.token}
+MESSAGE_FIELDS: dict[str, f.Rule] = {"role": f.atom, "name": f.atom, "annotations": f.citations, **REASONING}
+PART_FIELDS: dict[str, f.Rule] = {"type": f.atom, "annotations": f.citations, "logprobs": f.token}
 AUDIO_FIELDS: dict[str, f.Rule] = {"id": f.atom, "data": f.base64, "expires_at": f.atom, "format": f.atom}
 TOOL_CALL_FIELDS: dict[str, f.Rule] = {"id": f.atom, "type": f.atom, "index": f.atom}
 FUNCTION_FIELDS: dict[str, f.Rule] = {"name": f.atom}

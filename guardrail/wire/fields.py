@@ -10,6 +10,8 @@ Rules (``rule(value, where, sent)``; ``sent`` is the set of strings the request 
 
 - :func:`atom`: every string (and key) at any depth is one token that does not read as prose, at most 256
   characters (``id``, ``model``, ``finish_reason``, ``usage``, content-filter results; see :func:`is_atom`);
+- :func:`citations`: a citation's strings are atoms, but its source's title or file name, which may be a name
+  (not a statement);
 - :func:`token`: a logprobs token: at most 64 characters and one word (see :func:`is_token`);
 - :func:`base64`: opaque data (``audio.data``);
 - :func:`skip`: known, and not the answer (a reasoning trace);
@@ -30,6 +32,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any
 
 from guardrail.errors import UnreadableError
+from guardrail.text import source_name
 
 ATOM_MAX = 256
 #: choices checked per answer at most (an answer with more, or a stream choice index past it, is unreadable)
@@ -247,6 +250,24 @@ def atom(value: Any, where: str, sent: Echo = None) -> None:
     for path, s, _ in walk(value, where):
         if not is_atom(s) and not (sent is not None and s in sent and _one_token(s)):
             raise UnreadableError(f"{path} holds text where an identifier or code is expected")
+
+
+#: the fields of a citation (an ``annotations`` entry) that name its source to a reader: a page's title, a file's name
+_SOURCE_NAMES = (".title", ".filename")
+
+
+def citations(value: Any, where: str, sent: Echo = None) -> None:
+    """Citations (``message.annotations``, a Responses part's ``annotations``): every string is an atom (a URL, an
+    id, an index), but a page's ``title`` or a file's ``filename``, which a client shows as the source's name: that
+    one may be a name (:func:`guardrail.text.source_name`: "Returns and refunds policy | Example Shop", "Return policy
+    2024.pdf"), and one that reads as a statement is unreadable, like text in any field no reader reads."""
+    for path, s, is_key in walk(value, where):
+        if is_atom(s) or (not is_key and path.endswith(_SOURCE_NAMES) and source_name(s)):
+            continue
+        if not is_key and path.endswith(_SOURCE_NAMES):
+            raise UnreadableError(f"{path} holds text that names no source (a citation's title or file name that "
+                                  "reads as a statement); text that is not read is not delivered")
+        raise UnreadableError(f"{path} holds text where an identifier or code is expected")
 
 
 def token(value: Any, where: str, sent: Echo = None) -> None:

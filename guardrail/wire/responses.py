@@ -56,7 +56,8 @@ SKIPPED_ITEMS = ("reasoning", "web_search_call", "file_search_call")
 
 EVENT_FIELDS: dict[str, f.Rule] = {
     **{k: f.atom for k in ("type", "sequence_number", "item_id", "output_index", "content_index", "response_id",
-                           "obfuscation", "annotation_index", "summary_index", "annotation")},
+                           "obfuscation", "annotation_index", "summary_index")},
+    "annotation": f.citations,
     "logprobs": f.token,
 }
 FINISHES = ("response.completed", "response.incomplete", "response.failed")

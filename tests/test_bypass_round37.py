@@ -1,0 +1,161 @@
+"""Block mode, round 37 (an attack on the gateway and the integrations with shapes nobody had listed,
+BENCHMARKS.md): citations. A chat completion of a search model carries ``message.annotations[].url_citation.title``,
+a Responses API answer ``annotations`` with a page's ``title`` or a file's ``filename`` (and, streamed,
+``response.output_text.annotation.added`` events): a client shows those names beside the answer. They were refused
+as "text where an identifier is expected", so every answer with a citation was blocked, whatever it said. A name
+("Returns and refunds policy | Example Shop", "Return policy 2024.pdf") is now read as one; a title that reads as a
+statement is still unreadable (blocked, with the reason).
+
+Real model and gateway; each attack with its faithful twin."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from test_bypass import (CTX, GOOD, MARK, assert_blocked, assert_delivered, chat, chunk, dumps, evaluator, gw,  # noqa: F401
+                         post, responses_stream, script, sse, upstream)
+
+from guardrail.telemetry import Telemetry
+from guardrail.text import source_name
+
+TITLE = "Returns and refunds policy | Example Shop"
+CLAIM = "Shipping to Mars is free within 90 days"  # a statement where a name goes
+
+
+@pytest.mark.parametrize(("name", "is_name"), [
+    (TITLE, True), ("Return policy 2024.pdf", True), ("refund_policy_v2.docx", True), ("Python 3.12 release notes", True),
+    ("Example Shop", True),
+    (CLAIM, False), ("Refunds | Gift cards can be returned", False), ("Returns. Gift cards are refundable", False),
+    ("Refunds | 90-day returns", False), ("Returns, refunds", False), ("", False),
+])
+def test_a_source_name(name: str, is_name: bool) -> None:
+    assert source_name(name) is is_name
+
+
+def _url_citation(title: str) -> dict[str, Any]:
+    return {"type": "url_citation", "url_citation": {"start_index": 0, "end_index": len(GOOD),
+                                                     "url": "https://shop.example/returns", "title": title}}
+
+
+def _responses_body(text: str, annotation: dict[str, Any]) -> dict[str, Any]:
+    return {"id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "m",
+            "output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                        "content": [{"type": "output_text", "text": text, "annotations": [annotation]}]}]}
+
+
+@pytest.mark.parametrize("title", [TITLE, CLAIM])
+def test_chat_citations(gw: tuple[str, Telemetry], title: str) -> None:
+    sid = script(dumps(chat(GOOD, annotations=[_url_citation(title)])))
+    r = post(gw[0], sid)
+    if title == TITLE:
+        assert_delivered(r, sid)
+    else:
+        assert r.status_code == 400 and "names no source" in r.json()["error"]["message"], r.text
+        assert MARK not in r.text
+    # streamed: the annotations come with a delta
+    events = [chunk({"role": "assistant", "content": GOOD}), chunk({"annotations": [_url_citation(title)]}),
+              chunk({}, finish="stop")]
+    sid = script(sse(*events), ctype="text/event-stream")
+    r = post(gw[0], sid, stream=True)
+    if title == TITLE:
+        assert_delivered(r, sid)
+    else:
+        assert_blocked(r)
+        assert MARK not in r.text.split("names no source")[0]
+
+
+@pytest.mark.parametrize(("annotation", "delivered"), [
+    ({"type": "url_citation", "start_index": 0, "end_index": 10, "url": "https://shop.example/returns",
+      "title": TITLE}, True),
+    ({"type": "file_citation", "index": len(GOOD), "file_id": "file-abc123", "filename": "Return policy 2024.pdf"},
+     True),
+    ({"type": "url_citation", "start_index": 0, "end_index": 10, "url": "https://shop.example/returns",
+      "title": CLAIM}, False),
+    ({"type": "file_citation", "index": 0, "file_id": "file-abc123", "filename": CLAIM + ".pdf"}, False),
+])
+def test_responses_citations(gw: tuple[str, Telemetry], annotation: dict[str, Any], delivered: bool) -> None:
+    sid = script(dumps(_responses_body(GOOD, annotation)))
+    r = post(gw[0], sid, path="/v1/responses")
+    if delivered:
+        assert_delivered(r, sid)
+    else:
+        assert r.status_code == 400 and r.json()["error"]["type"] == "guardrail_blocked", r.text
+    # streamed: an annotation.added event before the text is done
+    events = responses_stream(GOOD)
+    added = {"type": "response.output_text.annotation.added", "item_id": "msg_1", "output_index": 0,
+             "content_index": 0, "annotation_index": 0, "annotation": annotation}
+    events.insert(len(events) - 3, added)
+    sid = script([b"event: " + e["type"].encode() + b"\ndata: " + json.dumps(e).encode() + b"\n\n" for e in events],
+                 ctype="text/event-stream")
+    r = post(gw[0], sid, path="/v1/responses", stream=True)
+    if delivered:
+        assert_delivered(r, sid)
+    else:
+        assert_blocked(r)
+
+
+# --------------------------------------------------------------------------- a prompt that ends inside a sentence
+GIFT = ["Gift cards and final-sale items cannot be returned. Other items can be returned within 30 days with a receipt."]
+PROMPT = "Answer from the policy.\nQ: Can I return a gift card?\nA: Gift cards"
+
+
+def _completions(text: str) -> dict[str, Any]:
+    return {"id": "c", "object": "text_completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}]}
+
+
+@pytest.mark.parametrize(("rest", "delivered"), [(" cannot be returned.", True), (" can be returned.", False)])
+def test_an_echoed_prompt_that_ends_inside_a_sentence(gw: tuple[str, Telemetry], rest: str, delivered: bool) -> None:
+    """``echo: true`` with a prompt that stops mid-sentence ("A: Gift cards"): the client reads the sentence the
+    completion finishes ("Gift cards can be returned."), so it is judged whole, not " can be returned." alone."""
+    body = {"model": "m", "prompt": PROMPT, "echo": True, "contexts": GIFT}
+    sid = script(dumps(_completions(PROMPT + rest)))
+    r = post(gw[0], sid, path="/v1/completions", **{**body, "messages": None})
+    pieces = [{"id": "c", "object": "text_completion", "choices": [{"index": 0, "text": p, "finish_reason": None}]}
+              for p in [PROMPT[:20], PROMPT[20:], *[" " + w for w in rest.split()]]]
+    sid_stream = script(sse(*pieces, {"id": "c", "object": "text_completion",
+                                      "choices": [{"index": 0, "text": "", "finish_reason": "stop"}]}),
+                        ctype="text/event-stream")
+    rs = post(gw[0], sid_stream, path="/v1/completions", stream=True, **{**body, "messages": None})
+    if delivered:
+        assert_delivered(r, sid)
+        assert_delivered(rs, sid_stream)
+    else:
+        assert r.status_code == 400, r.text
+        events = [json.loads(e[6:]) for e in rs.text.split("\n\n") if e.startswith("data: {")]
+        shown = "".join(c.get("text") or "" for e in events for c in e.get("choices", []))
+        assert "can be returned" not in shown and shown.startswith("Answer from the policy.\n"), shown
+
+
+# --------------------------------------------------------------------------- a refusal that quoted what it refused
+HALLUCINATED = GOOD + " Shipping to Mars is free within 90 days."
+
+
+def test_a_refusal_names_the_failing_sentence_without_its_words(gw: tuple[str, Telemetry]) -> None:
+    """The 400 body's ``message`` and ``reasons`` and a stopped stream's last event quoted the blocked sentence
+    ('sentence 2 "Shipping to Mars is free ..." is not supported ...'): a client that shows the error showed the
+    hallucination. They now name it by number and place; the words stay in ``Verdict.reasons`` (logs, Python API)."""
+    r = post(gw[0], script(dumps(chat(HALLUCINATED))))
+    assert r.status_code == 400, r.text
+    error = r.json()["error"]
+    assert MARK not in r.text and "90 days" not in r.text, r.text
+    assert error["reasons"] and error["reasons"][0].startswith(f"sentence 2 (characters {len(GOOD) + 1}-"), error
+    events = [chunk({"role": "assistant", "content": ""}), *[chunk({"content": w + " "}) for w in HALLUCINATED.split()],
+              chunk({}, finish="stop")]
+    r = post(gw[0], script(sse(*events), ctype="text/event-stream"), stream=True)
+    assert_blocked(r)
+    assert MARK not in r.text and "90 days" not in r.text, r.text
+    assert "sentence 2 (characters" in r.text
+
+
+def test_the_python_verdict_keeps_the_words(evaluator: Any) -> None:
+    from guardrail.guard import Guard
+    from guardrail.policy import Policy
+
+    verdict = Guard(evaluator, Policy(action="block")).check("How do returns work?", CTX, HALLUCINATED)
+    assert verdict.blocked and any(MARK in r for r in verdict.reasons), verdict.reasons
+    assert verdict.shown_reasons and not any(MARK in r or "90 days" in r for r in verdict.shown_reasons)
+    passed = Guard(evaluator, Policy(action="block")).check("How do returns work?", CTX, GOOD)
+    assert passed.shown_reasons == passed.reasons == ()
