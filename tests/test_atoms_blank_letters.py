@@ -181,7 +181,7 @@ def responses(title: str) -> dict[str, Any]:
 @pytest.mark.parametrize("build", [chat, responses])
 def test_prose_in_an_annotation_makes_the_answer_unreadable(build: Any, joiner: str) -> None:
     wire.read_answers(build("Returns-and-refunds"))  # an atom title is read past...
-    with pytest.raises(UnreadableError, match="identifier"):  # ...a sentence is not
+    with pytest.raises(UnreadableError, match="names no source"):  # ...a sentence is not
         wire.read_answers(build(joiner.join(SENTENCE)))
 
 

@@ -332,7 +332,10 @@ def test_one_unsupported_sentence_among_supported_ones_blocks(gw: tuple[str, Tel
     url, _ = gw
     many = " ".join([GOOD, GOOD2, "Gift cards cannot be returned."] * 3) + " Every customer also gets a free television."
     r = post(url, script(dumps(chat(many))))
-    assert r.status_code == 400 and "television" in r.json()["error"]["message"]
+    # the refusal names the sentence by number and place, not by its words (round 37)
+    error = r.json()["error"]
+    assert r.status_code == 400 and f"sentence 10 (characters {many.index('Every')}-" in error["message"], error
+    assert "television" not in r.text
     r = post(url, script(sse(*words_stream(many)), ctype="text/event-stream"), stream=True)
     assert "content_filter" in r.text and "television" not in "".join(r.text.split("data: [DONE]")[0].split("content_filter")[0])
 
@@ -544,7 +547,7 @@ UNREADABLE_CASES: dict[str, tuple[str, bytes, str, str]] = {
     "text in model": ("/v1/chat/completions", dumps({**chat(GOOD), "model": BAD}), "application/json", "identifier"),
     "annotation title": ("/v1/chat/completions", dumps(with_message(chat(GOOD), annotations=[{"type": "url_citation",
         "url_citation": {"url": "https://example.com", "title": BAD, "start_index": 0, "end_index": 5}}])),
-        "application/json", "identifier"),
+        "application/json", "names no source"),
     "a sentence as a logprobs token": ("/v1/chat/completions", dumps(with_choice(chat(GOOD), logprobs={"content": [
         {"token": BAD, "logprob": 0.0, "bytes": None, "top_logprobs": []}]})), "application/json", "token"),
     "instructions the request did not send": ("/v1/responses", dumps(response_obj(GOOD, instructions=BAD)),
