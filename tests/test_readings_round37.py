@@ -89,6 +89,8 @@ KILI = ["The first recorded ascent to the summit was made in 1889 by the German 
         "climb each year. Climbers must be accompanied by a licensed guide, and most ascents take between five and "
         "nine days.", "Several established routes lead to the summit. The Marangu route is the only one that offers "
         "hut accommodation; all others require camping."]
+GIFT = ["Gift cards and final-sale items cannot be returned. Other items can be returned within 30 days with a receipt."]
+POOL = ["Only members can use the pool. Members and their guests can use the sauna."]
 BUDGET = ["Revenue guidance for the fourth quarter is $4.9 billion to $5.1 billion, below the $5.3 billion analysts "
           "had expected."]
 
@@ -108,6 +110,11 @@ BUDGET = ["Revenue guidance for the fourth quarter is $4.9 billion to $5.1 billi
     # climb Kilimanjaro on your own.": contradiction 0.99 against the very sentence that makes it true)
     ("Can I climb Kilimanjaro on my own?", KILI, "No. Climbers must be accompanied by a licensed guide.", "pass"),
     ("Can I climb Kilimanjaro on my own?", KILI, "No. Climbers must hold a mountaineering permit from the army.", "block"),
+    # "only" where the contexts say it of the subject and others together
+    ("How do returns work?", GIFT, "Only final-sale items cannot be returned.", "block"),
+    ("How do returns work?", GIFT, "Final-sale items cannot be returned.", "pass"),
+    ("Who can use the pool?", POOL, "Only members can use the pool.", "pass"),
+    ("Who can use the pool?", POOL, "Only members can use the sauna.", "block"),
     # a range's scale word
     ("What revenue does the company expect?", BUDGET, "It guided revenue to $4.9–5.1 billion.", "pass"),
     ("What revenue does the company expect?", BUDGET, "It guided revenue to $4.5–5.1 billion.", "block"),
