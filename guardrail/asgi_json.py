@@ -322,7 +322,7 @@ class Buffered(Responder[BodyExchange]):
                 failed = {i for (i, _), v in zip(texts, verdicts) if v.action == "fallback"}
                 wire.replace_answers(body, failed, ex.guard.policy.fallback_message)
             if ex.mw.json_field is not None:
-                body[ex.mw.json_field] = verdict.to_dict(evidence=False)
+                body[ex.mw.json_field] = verdict.to_dict(evidence=False, shown=True)
             out = await off_loop(len(decoded), None, lambda: json.dumps(body, ensure_ascii=False).encode())
         headers.append((b"content-length", str(len(out)).encode()))
         ex.closed = True

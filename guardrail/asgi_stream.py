@@ -209,7 +209,7 @@ class SSEEvents:
         if not isinstance(base, dict) or not isinstance(base.get("choices"), list):
             return None
         payload = {k: base[k] for k in ("id", "object", "created", "model") if k in base}
-        payload.update({"choices": [], "guardrail": verdict.to_dict(evidence=False)})
+        payload.update({"choices": [], "guardrail": verdict.to_dict(evidence=False, shown=True)})
         return wire.SSEEvent(wire.event_bytes(payload), payload)
 
     def mark(self, ev: wire.SSEEvent, verdict: Verdict) -> wire.SSEEvent | None:

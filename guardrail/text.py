@@ -581,8 +581,11 @@ def _title_words(ws: list[str]) -> bool:
 _TITLE_PARTS = re.compile(r"\s+[|\u2013\u2014\u00b7\u2022-]\s+")
 #: a document's file extension: "Return policy 2024.pdf"
 _FILE_EXTENSION = re.compile(r"(?i)\.(?:pdf|docx?|txt|md|markdown|html?|csv|tsv|xlsx?|pptx?|json|rtf|odt|ods|odp|xml)$")
-#: a figure a source's name may carry: a year, a version ("2024", "v2", "3.1")
-_NAME_FIGURE = re.compile(r"(?:19|20)\d\d|v?\d{1,2}(?:\.\d{1,2})*")
+#: a figure a source's name may carry: a year or a version ("2024", "v2", "3.1"); no count, amount or duration ("90"
+#: in "Gift card refunds within 90 days" is a claim)
+_NAME_FIGURE = re.compile(r"(?:19|20)\d\d|v\d{1,2}(?:\.\d{1,2})*|\d{1,2}\.\d{1,2}(?:\.\d{1,2})*")
+#: words that bound what a name would say: a title with them states a term ("Returns within 30 days")
+_NAME_BOUNDS = frozenset("within until till before after upto".split())
 #: words at most in each part of a source's name
 SOURCE_NAME_WORDS = 8
 _SENTENCE_MARKS = frozenset(".,;:!?\"“”()[]{}<>")
@@ -612,7 +615,8 @@ def source_name(name: str) -> bool:
             return False
         if any(not _NAME_FIGURE.fullmatch(t) and any(ch.isdigit() or ch in _SENTENCE_MARKS for ch in t) for t in tokens):
             return False  # a figure that is no year nor version, or a sentence's punctuation
-        if not _title_words([w.lower() for w in words(core) if not _NAME_FIGURE.fullmatch(w)]):
+        ws = [w.lower() for w in words(core) if not _NAME_FIGURE.fullmatch(w)]
+        if not _title_words(ws) or _NAME_BOUNDS & set(ws):
             return False
     return True
 

@@ -71,12 +71,13 @@ class Verdict:
     def blocked(self) -> bool:
         return self.action in ("block", "fallback")
 
-    def to_dict(self, *, evidence: bool = True) -> dict[str, Any]:
+    def to_dict(self, *, evidence: bool = True, shown: bool = False) -> dict[str, Any]:
+        """The verdict as JSON; ``shown``: as a client reads it, with :attr:`shown_reasons` (no words of the answer)."""
         out: dict[str, Any] = {
             "action": self.action,
             "outcome": self.outcome,
             "scores": dataclasses.asdict(self.scores),
-            "reasons": list(self.reasons),
+            "reasons": list(self.shown_reasons if shown else self.reasons),
             "failed_checks": list(self.failed_checks),
             "timings": dataclasses.asdict(self.timings),
             "error": self.error,

@@ -159,3 +159,48 @@ def test_the_python_verdict_keeps_the_words(evaluator: Any) -> None:
     assert verdict.shown_reasons and not any(MARK in r or "90 days" in r for r in verdict.shown_reasons)
     passed = Guard(evaluator, Policy(action="block")).check("How do returns work?", CTX, GOOD)
     assert passed.shown_reasons == passed.reasons == ()
+
+
+# --------------------------------------------------------------------------- round 38: the same classes, attacked again
+@pytest.mark.parametrize("title", ["Gift card refunds within 90 days", "Return gift cards within 90 days",
+                                   "Gift card refunds within 90 days.pdf", "Chapter 3 | Refunds for 90 days"])
+def test_a_claim_in_a_title_is_no_name(gw: tuple[str, Telemetry], title: str) -> None:
+    """A figure in a name is a year or a version ("2024", "v2", "3.12"), not "90"; a bound ("within") states a term."""
+    assert not source_name(title)
+    r = post(gw[0], script(dumps(chat(GOOD, annotations=[_url_citation(title)]))))
+    assert r.status_code == 400 and "names no source" in r.json()["error"]["message"], r.text
+
+
+def test_a_replaced_answer_carries_no_words_of_it(evaluator: Any) -> None:
+    """Fallback mode with the middleware's ``json_field``: the verdict in the body named the replaced sentence by its
+    words ("Gift cards can be returned within 90 days."): it now carries the shown reasons."""
+    import asyncio
+
+    import httpx
+
+    from guardrail.asgi import GuardrailMiddleware
+    from guardrail.guard import Guard
+    from guardrail.policy import Policy
+
+    def upstream_app(body: dict[str, Any]) -> Any:
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            while (await receive()).get("more_body"):
+                pass
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": dumps(body)})
+        return app
+
+    async def ask(body: dict[str, Any]) -> httpx.Response:
+        guard = Guard(evaluator, Policy(action="fallback"))
+        mw = GuardrailMiddleware(upstream_app(body), guard, json_field="guardrail")
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=mw), base_url="http://app") as client:
+            return await client.post("/v1/chat/completions", json={
+                "model": "m", "messages": [{"role": "user", "content": "How do returns work?"}], "contexts": CTX})
+
+    for body in (chat(HALLUCINATED), chat(GOOD, HALLUCINATED)):
+        r = asyncio.run(ask(body))
+        assert r.status_code == 200 and r.json()["guardrail"]["action"] == "fallback", r.text
+        assert MARK not in r.text and "90 days" not in r.text, r.text
+    r = asyncio.run(ask(chat(GOOD)))
+    assert r.json()["choices"][0]["message"]["content"] == GOOD

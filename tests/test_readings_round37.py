@@ -113,8 +113,15 @@ BUDGET = ["Revenue guidance for the fourth quarter is $4.9 billion to $5.1 billi
     # "only" where the contexts say it of the subject and others together
     ("How do returns work?", GIFT, "Only final-sale items cannot be returned.", "block"),
     ("How do returns work?", GIFT, "Final-sale items cannot be returned.", "pass"),
+    ("How do returns work?", GIFT, "Only final sale items can't be returned.", "block"),
+    ("How do returns work?", GIFT, "Final-sale items alone cannot be returned.", "block"),
+    ("How do returns work?", GIFT, "Final-sale items are the only items that cannot be returned.", "block"),
+    ("Who can use the sauna?", POOL, "Members only can use the sauna.", "block"),
     ("Who can use the pool?", POOL, "Only members can use the pool.", "pass"),
     ("Who can use the pool?", POOL, "Only members can use the sauna.", "block"),
+    # ... but a no is wrong where the contexts say yes outright (the yes it denies is entailed)
+    ("Do climbers need a licensed guide?", KILI, "No, most ascents take between five and nine days.", "block"),
+    ("Do climbers need a licensed guide?", KILI, "Yes, climbers must be accompanied by a licensed guide.", "pass"),
     # a range's scale word
     ("What revenue does the company expect?", BUDGET, "It guided revenue to $4.9–5.1 billion.", "pass"),
     ("What revenue does the company expect?", BUDGET, "It guided revenue to $4.5–5.1 billion.", "block"),

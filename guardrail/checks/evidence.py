@@ -185,6 +185,9 @@ class ResponseItem:
     #: the rules on a claim's words apply (not to a statement the answer only leans to, nor to the question's statement
     #: beside a "No, <statement>.": its words are the question's)
     rules: bool = True
+    #: with ``veto``: the statement the answer denies (the yes beside a "No, <its own statement>."): it fails the answer
+    #: where the contexts entail it (:data:`AFFIRMED_ENTAILMENT`), and passes otherwise
+    affirms: bool = False
     #: one member of a claim that says not all of its members hold ("No." to "Are both X and Y art dealers?"): the
     #: consecutive ``not_all`` items of a span are judged together by :func:`not_all`
     not_all: bool = False
@@ -635,36 +638,59 @@ def answered_elsewhere(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
 
 
 #: a claim that its subject alone does or is something: "Only final-sale items cannot be returned."
-_ONLY_SUBJECT = re.compile(r"(?i)^\W*only\s+(?P<subject>[^,;:]{2,60}?)\s+(?P<aux>can|cannot|can't|may|must|will|won't|"
+_ONLY_SUBJECT = re.compile(r"(?i)^\W*(?:only|just)\s+(?P<subject>[^,;:]{2,60}?)\s+(?P<aux>can|cannot|can't|may|must|will|won't|"
                           r"are|is|aren't|isn't|do|does|don't|doesn't|have|has|get|gets|qualify|qualifies|include|"
                           r"includes|need|needs|require|requires)\b(?P<pred>[^;:]*)$")
 _COORDINATED = re.compile(r"(?i)\b(?:and|or)\b|,")
+_ALONE_SUBJECT = re.compile(r"(?i)^\W*(?P<subject>[^,;:]{2,60}?)\s+(?:alone|only)\s+(?P<rest>(?:can|cannot|can't|may|must|"
+                            r"will|won't|are|is|aren't|isn't|do|does|don't|doesn't|have|has|get|gets|qualify|"
+                            r"qualifies|include|includes|need|needs|require|requires)\b.*)$")
+_THE_ONLY = re.compile(r"(?i)^\W*(?P<subject>[^,;:]{2,60}?)\s+(?:are|is)\s+the\s+only\s+(?:\w+\s+){0,3}?"
+                       r"(?:that|which|who)\s+(?P<rest>.+)$")
 
 
 def only_of_many(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
     """("only",) for a claim that its subject alone does something ("Only final-sale items cannot be returned.") where
     a context sentence says it of the subject and others together ("Gift cards and final-sale items cannot be
     returned."): the model reads the copy as support (0.80 entailment, round 37)."""
-    m = _ONLY_SUBJECT.match(text.strip().rstrip(".!"))
+    said = text.strip().rstrip(".!")
+    m = _ONLY_SUBJECT.match(said)
+    if m is None:  # "Final-sale items alone cannot ...", "Members only can ...", "X are the only items that cannot ..."
+        other = _ALONE_SUBJECT.match(said) or _THE_ONLY.match(said)
+        m = _ONLY_SUBJECT.match(f"only {other.group('subject')} {other.group('rest')}") if other else None
     if m is None:
         return ()
-    subject = frozenset(content_stems(m.group("subject")))
-    aux = m.group("aux").lower()
-    pred = frozenset(content_stems(m.group("pred")))
+    subject = _loose(m.group("subject"))
+    pred = _loose(m.group("aux") + m.group("pred")) - _AUXILIARIES
     negative = polar_negative(text)
     if not subject or not pred:
         return ()
     for row in basis.sentences_read:
         for r in row:
-            at = re.search(r"(?i)\b" + re.escape(aux) + r"\b", r.text)
+            # where the predicate starts: its first auxiliary or verb ("cannot" for "can't", "are" for "is")
+            at = _PREDICATE_START.search(r.text)
             if at is None or polar_negative(r.text) != negative:
                 continue
             head = r.text[: at.start()]
-            others = frozenset(content_stems(head)) - subject
-            if _COORDINATED.search(head) and subject <= frozenset(content_stems(head)) and others and \
-                    pred <= frozenset(content_stems(r.text[at.end():])):
+            others = _loose(head) - subject
+            if _COORDINATED.search(head) and subject <= _loose(head) and others and \
+                    pred <= _loose(r.text[at.start():]) - _AUXILIARIES:
                 return ("only",)
     return ()
+
+
+#: the auxiliaries and negations a predicate is compared without ("can't be returned" is "cannot be returned": the
+#: polarity is compared apart)
+_AUXILIARIES = frozenset("can cannot can't may must will won't are is aren't isn't do does don't doesn't not never no "
+                         "be been".split())
+_PREDICATE_START = re.compile(r"(?i)\b(?:can|cannot|can't|may|must|will|won't|are|is|aren't|isn't|do|does|don't|"
+                              r"doesn't|have|has|get|gets|qualify|qualifies|include|includes|need|needs|require|"
+                              r"requires)\b")
+
+
+def _loose(text: str) -> frozenset[str]:
+    """The content stems of ``text`` with its hyphenated words read apart ("final-sale" is "final sale")."""
+    return frozenset(content_stems(text.replace("-", " ")))
 
 
 #: a restriction to one thing done to the subject: "can only be exchanged", "are only refunded"
@@ -826,6 +852,11 @@ def _first_single(refs: Refs, index: ContextIndex) -> int | None:
 #: "Students may take up to 18 credits.") as contradicted at 0.6-0.9 (round 14: 7 faithful replies of 22 blocked at
 #: 0.5, 1 at 0.95)
 VETO_CONTRADICTION = 0.95
+#: the entailment at which the statement a "No, <statement>." denies (``ResponseItem.affirms``) fails the answer: the
+#: contexts say yes outright. The model entails a yes from a sentence that shares its words at 0.86-0.87 ("You need to
+#: take amoxicillin with food." from "they can be taken with or without food": 2 faithful answers of 273 blocked at
+#: 0.85 on a blind set, none at 0.9)
+AFFIRMED_ENTAILMENT = 0.9
 #: the contradiction, at any premise read, that fails what a hedged reply leans to (``ResponseItem.lean``): "Possibly."
 #: to "Can I return a gift card?" beside "Gift cards cannot be returned." reads "You can return a gift card." as
 #: contradicted at 0.73 only (round 36). Only a yes is read so: the model reads negative statements as contradicted by
@@ -913,7 +944,14 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         conflict, against, bar = inside, denier, BORROWED_DENIAL
     if conflict is not None and bar is not None and conflict >= bar and conflict > entailment:
         score = min(score, entailment * (1.0 - conflict))
-    if item.veto:
+    if item.veto and item.affirms:
+        # the statement a "No, <its own statement>." denies: the no is wrong where the contexts entail it outright
+        # ("No, most ascents take five to nine days." to "Do climbers need a licensed guide?" beside "Climbers must be
+        # accompanied by a licensed guide.": the yes is entailed at 0.9 and more)
+        affirmed = entailment >= AFFIRMED_ENTAILMENT and entailment > (contradiction or 0.0)
+        score = min(score, basis.threshold * RULE_CAP * (1.0 - entailment)) if affirmed else max(score, basis.threshold)
+        numbers = ()
+    elif item.veto:
         denied = (contradiction is not None and contradiction >= VETO_CONTRADICTION and contradiction > entailment) or (
             conflict is not None and bar is not None and conflict >= bar and conflict > entailment)
         if item.lean > 0 and not denied:

@@ -847,6 +847,13 @@ class FaithfulnessCheck:
                     said = yes_no_statement(q, True) if yes and asks_yes_no(q) and _PLAIN_YES_NO.match(text) else None
                     if said is not None and tok.count(said) <= hyp_budget and said != made.statement:
                         items.append(ResponseItem(span, text, said, True, fragment, claim=True, veto=True, rules=False))
+                    # a no is wrong where the contexts say yes outright: the yes it denies fails it when entailed
+                    # ("No, most ascents take five to nine days." to "Do climbers need a licensed guide?")
+                    denied = yes_no_statement(q, True) if not yes and asks_yes_no(q) and _PLAIN_YES_NO.match(text) \
+                        else None
+                    if denied is not None and tok.count(denied) <= hyp_budget and denied != made.statement:
+                        items.append(ResponseItem(span, text, denied, True, fragment, claim=True, veto=True, rules=False,
+                                                  affirms=True))
                     continue
                 if made is not None and tok.count(made.statement) <= hyp_budget:
                     items.append(ResponseItem(span, text, made.statement, True, fragment, claim=True))
