@@ -129,3 +129,15 @@ BUDGET = ["Revenue guidance for the fourth quarter is $4.9 billion to $5.1 billi
 def test_the_readings_whole_and_streamed(block_guard: Guard, question: str, contexts: list[str], answer: str,
                                          want: str) -> None:
     assert both(block_guard, question, contexts, answer) == (want, want), answer
+
+
+@pytest.mark.parametrize(("question", "answer", "statement"), [
+    ("What does the Pro plan include?", "SSO", "The Pro plan does include SSO."),  # was "The Pro does plan SSO include."
+    ("What does the Basic plan cost?", "$9 a month", "The Basic plan does cost $9 a month."),
+    ("What does the warranty cover?", "Water damage", "The warranty does cover Water damage."),
+    ("What did Einstein win in 1921?", "The Nobel Prize", "Einstein did win The Nobel Prize in 1921."),
+])
+def test_a_wh_question_asks_for_its_verbs_object(question: str, answer: str, statement: str) -> None:
+    from guardrail.checks.claims import wh_statement
+
+    assert wh_statement(question, answer) == statement

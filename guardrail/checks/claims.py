@@ -1811,16 +1811,18 @@ def _split_question(question: str) -> tuple[str, bool, list[str], list[str]] | N
     return aux, negq, subject, rest
 
 
-def _clause(question: str, positive: bool | None = None,
-            plain: bool = False) -> tuple[list[str], list[str], list[str]] | None:
+def _clause(question: str, positive: bool | None = None, plain: bool = False,
+            asked_object: bool = False) -> tuple[list[str], list[str], list[str]] | None:
     """(subject, verb, rest) of a yes/no question turned declarative, the asker's pronouns swapped; the verb is
     negated unless ``positive`` (None: as the question itself is, "Isn't it free?" -> "it is not free"); with
-    ``plain``, a positive "do"/"does" gives way to the verb it carries ("The plan includes SSO.")."""
+    ``plain``, a positive "do"/"does" gives way to the verb it carries ("The plan includes SSO."); ``asked_object``:
+    the question asks for its verb's object (a wh-question), so the word after the subject is the verb."""
     parts = _split_question(question)
     if parts is None:
         return None
     aux, negq, subject, rest = parts
-    if aux not in BE and aux not in HAVE and len(rest) == 1 and len(subject) > 2 and subject[-1].lower() in VERBS \
+    if not asked_object and aux not in BE and aux not in HAVE and len(rest) == 1 and len(subject) > 2 and \
+            subject[-1].lower() in VERBS \
             and subject[-2][:1].isalpha() and subject[-2].lower() not in DETERMINERS:
         # a yes/no question's last word is the object of its verb: "Does the Basic plan include support?" (not
         # "the Basic plan include" + "support"; a wh-question's verb may end it: "How much does the plan cost?")
@@ -2130,8 +2132,9 @@ def wh_statement(question: str, answer: str) -> str | None:
             return as_sentence(_person(rest[2:]) + [rest[1].lower()] + ans)
         return None
     if wh in ("what", "who", "whom") and nxt in (DO | MODAL | HAVE):
-        # "What did Einstein win in 1921?" -> "Einstein did win A in 1921."
-        clause = _clause(" ".join(rest))
+        # "What did Einstein win in 1921?" -> "Einstein did win A in 1921."; the question asks for the object, so the
+        # word after the subject is its verb ("What does the Pro plan include?": not "the Pro" + "plan include")
+        clause = _clause(" ".join(rest), asked_object=True)
         if clause is None or not clause[2]:
             return None
         subject, verb, pred = clause
