@@ -30,6 +30,12 @@ from guardrail.guard import Guard
     ("Did the council approve the plan?", "The council did approve the plan.", "The council did not approve the plan."),
     ("Did the city council reject a proposal?", "The city council did reject a proposal.",
      "The city council did not reject a proposal."),
+    # a possessive is its noun's determiner; the word before a modal's "be" ends the subject
+    ("Will my flood claim be paid?", "Your flood claim will be paid.", "Your flood claim will not be paid."),
+    ("Can my son renew his passport online?", "Your son can renew his passport online.",
+     "Your son cannot renew his passport online."),
+    ("Does my plan cover glasses?", "Your plan covers glasses.", "Your plan does not cover glasses."),
+    ("Will the flood claim be paid?", "The flood claim will be paid.", "The flood claim will not be paid."),
     # other auxiliaries as before
     ("Can gift cards be returned?", "Gift cards can be returned.", "Gift cards cannot be returned."),
     ("Will the airline refund my ticket?", "The airline will refund your ticket.",

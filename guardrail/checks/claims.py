@@ -1657,10 +1657,12 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
     if n == 0:
         return 0
     first = tokens[0].lower()
-    if first in PRONOUNS or first in PERSON:
+    possessive = first in _POSSESSIVE_DETERMINERS and n > 1 and tokens[1] not in AUX and tokens[1] not in NEG_AUX \
+        and re.fullmatch(r"[a-z0-9][a-z0-9-]*", tokens[1]) is not None
+    if (first in PRONOUNS or first in PERSON) and not possessive:
         return 1
     i = 0
-    if first in DETERMINERS:
+    if first in DETERMINERS or possessive:  # "my flood claim", "our pets": a possessive is the noun's determiner
         i = 1
     elif re.fullmatch(r"\d[\d,.]*", first):
         i = 1
@@ -1699,8 +1701,8 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
                           or low in NEG_AUX or not re.match(r"[A-Za-z]", low)):
             break
         if j > start and aux_kind != "be" and low in VERBS and not _verb_follows(tokens, j) and not (
-                j + 1 < n and tokens[j + 1].lower() == "and"):  # "the Basic plan and the Pro plan"
-            break
+                j + 1 < n and tokens[j + 1].lower() in ("and", "be")):  # "the Basic plan and the Pro plan"; "Will
+            break  # the flood claim be paid?": the word before a modal's "be" ends the subject
         if j > start and aux_kind == "be" and re.search(r"[a-z]{2,}(ed|en|ing)$", low) and low not in VERBS and \
                 j + 2 != n:  # "Is standard shipping free?": the word before the last one is no participle
             break
@@ -1719,6 +1721,8 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
 
 
 _TITLES = frozenset("Dr Mr Mrs Ms Mx Prof St Sr Jr Gen Col Capt Lt Sgt Rev Hon".split())
+#: possessive determiners: "Will my flood claim be paid?" is about "my flood claim", not "my"
+_POSSESSIVE_DETERMINERS = frozenset("my our your his her its their".split())
 
 
 def _verb_follows(tokens: list[str], j: int) -> bool:

@@ -857,6 +857,9 @@ VETO_CONTRADICTION = 0.95
 #: take amoxicillin with food." from "they can be taken with or without food": 2 faithful answers of 273 blocked at
 #: 0.85 on a blind set, none at 0.9)
 AFFIRMED_ENTAILMENT = 0.9
+#: a premise that negates or excepts something: the model may read what it denies as affirmed
+_NEGATED_PREMISE = re.compile(r"(?i)\b(?:not|no|never|none|nothing|cannot|nor|neither|without|except|unless|excludes?|"
+                              r"excluded|only)\b|n't\b")
 #: the contradiction, at any premise read, that fails what a hedged reply leans to (``ResponseItem.lean``): "Possibly."
 #: to "Can I return a gift card?" beside "Gift cards cannot be returned." reads "You can return a gift card." as
 #: contradicted at 0.73 only (round 36). Only a yes is read so: the model reads negative statements as contradicted by
@@ -948,7 +951,10 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         # the statement a "No, <its own statement>." denies: the no is wrong where the contexts entail it outright
         # ("No, most ascents take five to nine days." to "Do climbers need a licensed guide?" beside "Climbers must be
         # accompanied by a licensed guide.": the yes is entailed at 0.9 and more)
-        affirmed = entailment >= AFFIRMED_ENTAILMENT and entailment > (contradiction or 0.0)
+        # (not from a premise with a negation in it: the model reads "compatible with standard faucets but not with
+        # pull-out faucets" as saying "It works with pull-out faucets." at 0.9)
+        affirmed = entailment >= AFFIRMED_ENTAILMENT and entailment > (contradiction or 0.0) and \
+            not _NEGATED_PREMISE.search(premise.text)
         score = min(score, basis.threshold * RULE_CAP * (1.0 - entailment)) if affirmed else max(score, basis.threshold)
         numbers = ()
     elif item.veto:
