@@ -515,8 +515,8 @@ def test_stream_error_then_real_failure_reports_the_failure(evaluator: Evaluator
     assert sample(t, "guardrail_check_errors_total", reason="exception") == 1
 
 
-def test_stream_splitting_is_linear_in_the_answer(evaluator: Evaluator, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fed one character at a time, the splitter sees each character a bounded number of times."""
+def _count_splits(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """``{"chars": n}``: the characters the stream's sentence splitter is handed from now on."""
     import guardrail.stream.assembler as streaming
 
     seen = {"chars": 0}
@@ -527,6 +527,12 @@ def test_stream_splitting_is_linear_in_the_answer(evaluator: Evaluator, monkeypa
         return real(text)
 
     monkeypatch.setattr(streaming, "split_sentences", counting)
+    return seen
+
+
+def test_stream_splitting_is_linear_in_the_answer(evaluator: Evaluator, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fed one character at a time, the splitter sees each character a bounded number of times."""
+    seen = _count_splits(monkeypatch)
     g, _ = make(evaluator, action="block", faithfulness=0.0, retrieval_relevance=None)
     for n in (2_000, 8_000):
         seen["chars"] = 0
@@ -548,16 +554,7 @@ def test_a_stream_that_holds_much_re_reads_a_bounded_multiple_of_it(evaluator: E
     """Bare pleasantries ("Ok. Ok. ...", a model in a repetition loop) are held for a claim, and the held text was
     re-split at every sentence end: 16 KB took over a minute (round 37). The re-reading is now bounded by a multiple
     of the text (it waits while over it), and the verdict is the one word-by-word feeding gave."""
-    import guardrail.stream.assembler as streaming
-
-    seen = {"chars": 0}
-    real = streaming.split_sentences
-
-    def counting(text: str):  # type: ignore[no-untyped-def]
-        seen["chars"] += len(text)
-        return real(text)
-
-    monkeypatch.setattr(streaming, "split_sentences", counting)
+    seen = _count_splits(monkeypatch)
     g, _ = make(evaluator, action="block", faithfulness=0.0, retrieval_relevance=None)
     for n in (500, 2_000):
         seen["chars"] = 0

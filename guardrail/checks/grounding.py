@@ -500,6 +500,8 @@ def _derived(q: Quantity, own: Sequence[float], known: frozenset[float]) -> bool
 
 
 _DIGIT = re.compile(r"\d")
+#: the answer's sentences before a sentence whose figures it may work on
+_NEARBY = 3
 
 
 class KnownNumbers:
@@ -526,7 +528,18 @@ class KnownNumbers:
     @functools.cached_property
     def _answer_quantities(self) -> list[tuple[str, list[Quantity]]]:
         """Each sentence of the answer with the figures it quotes that the contexts hold (read once)."""
-        return [(t, [o for o in quantities(t) if o.value in self.values]) for t in self._answer if _DIGIT.search(t)]
+        return [(t, [o for o in quantities(t) if o.value in self.values] if _DIGIT.search(t) else [])
+                for t in self._answer]
+
+    def _nearby(self, sentence: str) -> list[Quantity]:
+        """The figures the contexts hold that the answer quotes in the sentences next to ``sentence`` (up to
+        :data:`_NEARBY` before it and one after): a total works on what was just said, and a long answer full of
+        figures must not make every check pair each of its figures with all the others."""
+        rows = self._answer_quantities
+        at = next((k for k, (t, _) in enumerate(rows) if t == sentence), None)
+        if at is None:
+            return []
+        return [o for _, qs in rows[max(0, at - _NEARBY):at] + rows[at + 1:at + 2] for o in qs]
 
     def worked_out(self, sentence: str) -> frozenset[str]:
         """The figures of ``sentence`` (as written, without separators, currency or percent signs) that
@@ -550,7 +563,7 @@ class KnownNumbers:
         own = [o for o in quantities(sentence, ones=True) if o.value in self.values and
                (not o.words or o.unit and o.value > 1)]  # a number word that counts something: "two months"
         # and those the answer's other sentences quote ("That makes £550 in total.")
-        elsewhere = [o for t, qs in self._answer_quantities if t != sentence for o in qs] if said else []
+        elsewhere = self._nearby(sentence) if said and self._answer else []
 
         def worked_from(quoted: list[Quantity]) -> list[Quantity]:
             worked: list[Quantity] = []
