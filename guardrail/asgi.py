@@ -75,7 +75,6 @@ from guardrail.asgi_stream import (
 from guardrail.checks.claims import question_in_conversation
 from guardrail.errors import ConfigurationError, UnreadableError
 from guardrail.guard import Guard
-from guardrail.text import settled_prompt
 from guardrail.routes import PathError, encode_path, normalize_path, request_path, routed_path
 from guardrail.verdict import Timings, Verdict
 
@@ -522,16 +521,16 @@ class _Exchange:
 
     def echoed_prompt(self) -> str | None:
         """The prompt a legacy completion repeats before its text (``echo: true`` with one string ``prompt``): the
-        caller's own text, which is not the answer and is not judged, up to its last sentence's or line's end (a
-        prompt that ends inside a sentence, "...\nA: Gift cards", has it finished by the answer: " can be returned."
-        is judged with its start, :func:`~guardrail.text.settled_prompt`); None otherwise."""
+        caller's own text, which is not the answer and is not judged, except its last sentence when the answer
+        finishes it ("...\nA: Gift cards" + " can be returned." is judged whole: :func:`~guardrail.text.answer_start`);
+        None otherwise."""
         payload, failed = self._payload()
         if failed is not None or not isinstance(payload, dict) or payload.get("echo") is not True:
             return None
         prompt = payload.get("prompt")
         if isinstance(prompt, list) and len(prompt) == 1:
             prompt = prompt[0]
-        return (settled_prompt(prompt) or None) if isinstance(prompt, str) else None
+        return (prompt or None) if isinstance(prompt, str) else None
 
     def _payload(self) -> tuple[Any, UnreadableError | None]:
         """The request body as JSON (None for no body), or the error reading it raised; parsed once."""

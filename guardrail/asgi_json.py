@@ -19,6 +19,7 @@ from typing import Any, Protocol, TypeVar
 from guardrail import wire
 from guardrail.asgi_stream import OFF_LOOP_BYTES, Exchange, Message, Responder, StreamResponder, header, info, without
 from guardrail.errors import UnreadableError
+from guardrail.text import answer_start
 from guardrail.verdict import Verdict, worst
 
 ResponseExtractor = Callable[[Any], str | None]
@@ -340,8 +341,9 @@ class Buffered(Responder[BodyExchange]):
         prompt = self.ex.echoed_prompt()
         if prompt is not None:
             # "echo": true: a completion's text starts with the request's prompt, the caller's own text; what follows
-            # it is the answer (delivered whole, judged alone). A text that does not start with it is judged whole
-            texts = [(i, t[len(prompt):] if t.startswith(prompt) else t) for i, t in texts]
+            # it is the answer (delivered whole, judged alone), with the prompt's last sentence when the answer
+            # finishes it. A text that does not start with the prompt is judged whole
+            texts = [(i, t[answer_start(prompt, t):]) for i, t in texts]
         # the choices together are bounded as one answer is: an upstream may not set the request's CPU cost
         limit = self.ex.guard.evaluator.faithfulness_config.max_response_chars
         total = sum(len(t) for _, t in texts)

@@ -621,20 +621,25 @@ def source_name(name: str) -> bool:
     return True
 
 
-#: the end of the last sentence or line of a text: a line break, or a sentence's end mark (and closing quotes or
-#: brackets) before white space or the end
-_SETTLED = re.compile(r"(?s).*(?:\n|[.!?\u2026\u3002][\"')\]\u201d\u2019]*(?:[ \t]+|$))")
+def answer_start(prompt: str, text: str) -> int:
+    r"""Where the answer starts in a completion ``text`` that repeats the caller's ``prompt`` first (``echo: true``),
+    as the guard's own splitter reads the two together: after the prompt when a sentence ends with it (a full stop,
+    a paragraph break after an unpunctuated instruction), else at the start of the prompt's last sentence, which the
+    completion finishes ("...\nA: Gift cards bought in the U.S. " + "can be returned." is one sentence, judged whole;
+    so is a soft line break, "A: Gift cards\n" + "can be returned.").
 
-
-def settled_prompt(prompt: str) -> str:
-    r"""The part of an echoed prompt that ends a sentence or a line: the rest ("...\nA: Gift cards") is the start of the
-    sentence the completion finishes (" can be returned."), so it is read with it, not apart.
-
-    >>> settled_prompt("Policy: see below.\nA: Gift cards"), settled_prompt("Gift cards"), settled_prompt("Q: Why?\nA:")
-    ('Policy: see below.\n', '', 'Q: Why?\n')
+    >>> answer_start("Policy: see below.\nA: Gift cards", "Policy: see below.\nA: Gift cards can be returned.")
+    19
+    >>> answer_start("Write a reply to a customer", "Write a reply to a customer\n\nGift cards cannot be returned.")
+    27
     """
-    m = _SETTLED.match(prompt)
-    return prompt[: m.end()] if m else ""
+    if not text.startswith(prompt):
+        return 0  # it departs from the prompt: the text is the answer, judged whole
+    end = len(prompt.rstrip())
+    for span in split_sentences(text):
+        if span.start < end <= span.end:
+            return len(prompt) if span.end <= end else span.start
+    return len(prompt)
 
 
 def names_only(title: str) -> bool:

@@ -106,15 +106,24 @@ def _completions(text: str) -> dict[str, Any]:
             "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}]}
 
 
+@pytest.mark.parametrize("prompt", [
+    PROMPT,
+    # round 38: what looked like a sentence's end and is not one, as the guard's splitter reads the whole text: an
+    # abbreviation, a full stop inside brackets, a soft line break (a Markdown client joins the lines)
+    PROMPT + " bought in the U.S.", PROMPT + " (see the policy.)", PROMPT + "\n"])
 @pytest.mark.parametrize(("rest", "delivered"), [(" cannot be returned.", True), (" can be returned.", False)])
-def test_an_echoed_prompt_that_ends_inside_a_sentence(gw: tuple[str, Telemetry], rest: str, delivered: bool) -> None:
+def test_an_echoed_prompt_that_ends_inside_a_sentence(gw: tuple[str, Telemetry], prompt: str, rest: str,
+                                                      delivered: bool) -> None:
     """``echo: true`` with a prompt that stops mid-sentence ("A: Gift cards"): the client reads the sentence the
     completion finishes ("Gift cards can be returned."), so it is judged whole, not " can be returned." alone."""
-    body = {"model": "m", "prompt": PROMPT, "echo": True, "contexts": GIFT}
-    sid = script(dumps(_completions(PROMPT + rest)))
+    if prompt.endswith("\n"):
+        rest = rest.lstrip()
+    body = {"model": "m", "prompt": prompt, "echo": True, "contexts": GIFT}
+    sid = script(dumps(_completions(prompt + rest)))
     r = post(gw[0], sid, path="/v1/completions", **{**body, "messages": None})
     pieces = [{"id": "c", "object": "text_completion", "choices": [{"index": 0, "text": p, "finish_reason": None}]}
-              for p in [PROMPT[:20], PROMPT[20:], *[" " + w for w in rest.split()]]]
+              for p in [prompt[:20], prompt[20:], *[" " * (i > 0 or rest[0] == " ") + w
+                                                    for i, w in enumerate(rest.split())]]]
     sid_stream = script(sse(*pieces, {"id": "c", "object": "text_completion",
                                       "choices": [{"index": 0, "text": "", "finish_reason": "stop"}]}),
                         ctype="text/event-stream")
@@ -127,6 +136,33 @@ def test_an_echoed_prompt_that_ends_inside_a_sentence(gw: tuple[str, Telemetry],
         events = [json.loads(e[6:]) for e in rs.text.split("\n\n") if e.startswith("data: {")]
         shown = "".join(c.get("text") or "" for e in events for c in e.get("choices", []))
         assert "can be returned" not in shown and shown.startswith("Answer from the policy.\n"), shown
+
+
+INSTRUCTION = "Write a short reply to a customer who asks whether the gift card she bought for her niece can be returned"
+
+
+@pytest.mark.parametrize("rest", ["\n\nGift cards cannot be returned.", "\n\nGift cards can be returned."])
+def test_an_echoed_instruction_without_a_full_stop(gw: tuple[str, Telemetry], rest: str) -> None:
+    """An echoed prompt that ends with an unpunctuated instruction, answered after a paragraph break: the instruction
+    is the caller's text, not part of the answer (it was judged with it, and blocked the faithful reply)."""
+    body = {"model": "m", "prompt": INSTRUCTION, "echo": True, "contexts": GIFT, "messages": None}
+    sid = script(dumps(_completions(INSTRUCTION + rest)))
+    r = post(gw[0], sid, path="/v1/completions", **body)
+    pieces = [{"id": "c", "object": "text_completion", "choices": [{"index": 0, "text": p, "finish_reason": None}]}
+              for p in [INSTRUCTION[:30], INSTRUCTION[30:], "\n\n", *[w + " " for w in rest.split()]]]
+    sid_stream = script(sse(*pieces, {"id": "c", "object": "text_completion",
+                                      "choices": [{"index": 0, "text": "", "finish_reason": "stop"}]}),
+                        ctype="text/event-stream")
+    rs = post(gw[0], sid_stream, path="/v1/completions", stream=True, **body)
+    if "cannot" in rest:
+        assert_delivered(r, sid)
+        assert_delivered(rs, sid_stream)
+    else:
+        assert r.status_code == 400, r.text
+        reason = r.json()["error"]["message"]
+        # the answer's own first sentence (after its paragraph break), not the caller's instruction
+        assert "sentence 1 (characters 2-29 of the answer)" in reason, reason
+        assert_blocked(rs)
 
 
 # --------------------------------------------------------------------------- a refusal that quoted what it refused

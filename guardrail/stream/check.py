@@ -35,7 +35,7 @@ from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
 from guardrail.checks.relevance import RetrievalRelevance
 from guardrail.checks.claims import makes_claim, polarity, yes_no_answer, yes_no_only, yes_no_statement
 from guardrail.checks.lexicon import looks_verb, tokenize
-from guardrail.text import is_courtesy
+from guardrail.text import answer_start, is_courtesy
 from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_fails, streams_hold_to_end
 from guardrail.errors import OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
@@ -114,6 +114,9 @@ class _Tally:
 
 #: what may start a style sheet in a streamed answer, and how much of the text before a chunk is kept to find one cut
 #: over two chunks (the whole text is then looked at: :func:`~guardrail.render.markup.stylesheet`)
+#: the answer's first word after an echoed prompt (and the character after it): enough for the splitter to say whether
+#: a sentence ended with the prompt
+_FIRST_WORD = re.compile(r"\s*\S+\s")
 _STYLE_START = re.compile(r"<(?:style|link)", re.I)
 _STYLE_TAIL = 8
 #: how much a held stream re-reads, as a multiple of the text fed. A chunk that may end a sentence has the held text
@@ -212,14 +215,17 @@ class StreamGuard:
             return text[len(self._echo):]
         return text[self._base:]
 
-    def _echo_pending(self) -> bool:
+    def _echo_pending(self, final: bool = False) -> bool:
         """The text so far may still be the echoed prompt arriving (held, not yet split into sentences); once it
-        holds the whole prompt, the answer starts after it."""
+        holds the whole prompt and the answer's first word (or ended), the answer starts after the prompt, or at its
+        last sentence when the answer finishes that (:func:`~guardrail.text.answer_start`)."""
         if not self._echo:
             return False
         text = self.text
         if text.startswith(self._echo):
-            self._base, self._echo = len(self._echo), ""
+            if not final and not _FIRST_WORD.match(text, len(self._echo)):
+                return True  # what follows the prompt decides where a sentence ends ("U.S. " + "can be ...")
+            self._base, self._echo = answer_start(self._echo, text), ""
             return False
         if self._echo.startswith(text):
             return True
@@ -350,7 +356,7 @@ class StreamGuard:
         if self._end is not None:
             return self._end
         if not self.holds:  # flag / pass mode: the whole answer is checked now
-            self._echo_pending()
+            self._echo_pending(final=True)
             verdict = self.guard.check(self.question, self.contexts, self.answer,
                                        time_to_first_token=time_to_first_token, generation=generation)
             self.state = FINISHED
@@ -360,7 +366,7 @@ class StreamGuard:
         if self.state is HOLDING and self._sheet_owed:
             self._look_for_sheet()
         if self.state is HOLDING:
-            self._echo_pending()
+            self._echo_pending(final=True)
             tail = self._release_echo()
             tail += self._check(self._sentences.sentences(final=True), final=True)
         elif self.state is STREAMING:
