@@ -54,6 +54,10 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 
 def _texts(docs: Any) -> list[str]:
+    if isinstance(docs, str):
+        # the chain's context formatted into one string ("\n\n".join of the documents' page_content, as LangChain's
+        # RAG examples do): one passage, not one per character
+        return [docs] if docs.strip() else []
     out = []
     for d in docs or []:
         text = d.get("page_content") if isinstance(d, dict) else getattr(d, "page_content", d)

@@ -134,7 +134,13 @@ def _prepare(kwargs: dict[str, Any], default_headers: Mapping[str, Any]) -> tupl
             "a guarded chat.completions.create() needs contexts=[...] (the retrieved passages the answer must be "
             "supported by); pass contexts=[] to guard an answer that has none"
         )
-    if isinstance(contexts, str) or not all(isinstance(c, str) for c in contexts):
+    if isinstance(contexts, str):
+        raise ConfigurationError("contexts= must be a list of strings, got one string: pass contexts=[text]")
+    try:
+        contexts = list(contexts)  # read once: a generator or map() is used up by the check below
+    except TypeError:
+        raise ConfigurationError(f"contexts= must be a list of strings, got {type(contexts).__name__}") from None
+    if not all(isinstance(c, str) for c in contexts):
         raise ConfigurationError("contexts= must be a list of strings")
     extra = kwargs.get("extra_body")
     if isinstance(extra, dict) and "stream" in extra:

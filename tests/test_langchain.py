@@ -201,3 +201,24 @@ def test_every_other_runnable_path_is_guarded(evaluator: Evaluator) -> None:
     chain(GOOD).invoke(QUESTION, config={"callbacks": [GuardrailCallbackHandler(telemetry)]})
     assert telemetry.registry.get_sample_value("guardrail_generation_duration_seconds_count",
                                                {"route": "lc", "model": "fake"}) == 1
+
+
+def test_a_context_formatted_into_one_string_is_one_passage(evaluator: Evaluator) -> None:
+    """``RunnablePassthrough.assign(context=retriever | format_docs)``, as LangChain's RAG examples write it: the
+    context is one string, read as one passage (it was read character by character, and every answer blocked)."""
+    def chain(answer: str) -> GuardedChain:
+        store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
+        store.add_documents([Document(page_content=d) for d in DOCS])
+        retriever = store.as_retriever(search_kwargs={"k": 2})
+        docs_text = RunnableLambda(lambda docs: "\n\n".join(d.page_content for d in docs))
+        llm = GenericFakeChatModel(messages=iter([AIMessage(content=answer)] * 4))
+        prompt = ChatPromptTemplate.from_messages([("system", "Answer from: {context}"), ("human", "{input}")])
+        rag = RunnablePassthrough.assign(context=itemgetter("input") | retriever | docs_text).assign(
+            answer=prompt | llm | StrOutputParser())
+        return GuardedChain(Guard(evaluator, Policy(action="block")), rag)
+
+    out = chain(GOOD).invoke(QUESTION)
+    assert out["answer"] == GOOD and out["guardrail"].action == "pass"
+    assert "".join(c.get("answer", "") for c in chain(GOOD).stream(QUESTION)) == GOOD
+    with pytest.raises(GuardrailBlocked, match="Mars"):
+        chain(BAD).invoke(QUESTION)

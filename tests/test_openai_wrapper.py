@@ -178,3 +178,20 @@ def test_sdk_paths_that_would_skip_the_check_are_refused(base_url: str, evaluato
         with pytest.raises(ConfigurationError, match="not guarded by guard_openai"):
             getattr(c, name)
     assert c.models is not None  # the rest of the client is passed through
+
+
+def test_contexts_from_a_generator_are_read_once(base_url: str, evaluator: Evaluator) -> None:
+    """``contexts=(d.page_content for d in docs)``: the check that they are strings used the generator up, and the
+    answer was judged against no passage (a faithful answer blocked, with nothing saying why)."""
+    c, _ = client(base_url, evaluator, action="block")
+    good = "Items can be returned within 30 days of delivery."
+    for contexts in ((t for t in CTX), map(str, CTX)):
+        r = c.chat.completions.create(model="fake", messages=MSGS, contexts=contexts, extra_body={"answer": good})
+        assert r.choices[0].message.content == good and r.guardrail.action == "pass"  # type: ignore[attr-defined]
+    with pytest.raises(GuardrailBlocked):
+        c.chat.completions.create(model="fake", messages=MSGS, contexts=(t for t in CTX),
+                                  extra_body={"answer": "Items can be returned within 90 days of delivery."})
+    with pytest.raises(ConfigurationError, match="got one string"):
+        c.chat.completions.create(model="fake", messages=MSGS, contexts=CTX[0], extra_body={"answer": good})
+    with pytest.raises(ConfigurationError, match="got int"):
+        c.chat.completions.create(model="fake", messages=MSGS, contexts=3, extra_body={"answer": good})
