@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -21,6 +22,8 @@ from guardrail.asgi_stream import OFF_LOOP_BYTES, Exchange, Message, Responder, 
 from guardrail.errors import UnreadableError
 from guardrail.text import answer_start
 from guardrail.verdict import Verdict, worst
+
+logger = logging.getLogger("guardrail")
 
 ResponseExtractor = Callable[[Any], str | None]
 T = TypeVar("T")
@@ -318,6 +321,14 @@ class Buffered(Responder[BodyExchange]):
         headers = without(headers, b"content-encoding", b"content-length")
         out = decoded
         rewrite = verdict.action == "fallback" or ex.mw.json_field is not None
+        # an answer that also carries an error ("status": "failed" with the text so far): an SDK shows the error's
+        # message, which nothing checked; it is withheld, as in a stream (wire.withhold_error_messages)
+        scrubbed, messages = wire.withhold_error_messages(body, ex.origin)
+        if messages:
+            body, rewrite = scrubbed, True
+            for message in filter(None, messages):
+                logger.warning("guardrail: an upstream error in a guarded answer; its message, withheld from the "
+                               "client: %r", message[:2000])
         if rewrite:
             if verdict.action == "fallback":
                 failed = {i for (i, _), v in zip(texts, verdicts) if v.action == "fallback"}

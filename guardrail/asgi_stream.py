@@ -219,6 +219,16 @@ class SSEEvents:
         return wire.SSEEvent(wire.event_bytes(payload), payload)
 
 
+def _offer_all(gate: ReleaseGate, events: list[wire.SSEEvent]) -> bool:
+    """Offer events to the gate until it stops; True when a check is due (see ReleaseGate.offer)."""
+    due = False
+    for ev in events:
+        due = gate.offer(ev) or due
+        if gate.stopped:
+            break
+    return due
+
+
 def _withheld(ev: wire.SSEEvent, ex: Exchange) -> wire.SSEEvent:
     """The event with its error messages withheld (logged here for the operator; see wire.withhold_error_messages);
     an event that carries an error marks the exchange's ``stream_error``."""
@@ -305,12 +315,13 @@ class StreamResponder(Responder[Exchange]):
         return [_withheld(ev, self.ex) for ev in events]
 
     async def _parse(self, data: bytes, more: bool) -> list[wire.SSEEvent]:
-        """The events these bytes complete; a large piece (32 MB of comments in one message is 10M events) is
-        decoded and parsed in a worker thread, so the other requests do not wait for it."""
+        """The events these bytes complete; a large piece (32 MB of comments in one message is 10M events), or one
+        that may end a large event (24 MB of JSON sent in 64 KB pieces, parsed when its last piece comes), is decoded
+        and parsed in a worker thread, so the other requests do not wait for it."""
         if len(data) > OFF_LOOP_BYTES:
             return await asyncio.to_thread(lambda: self._feed(self._decode(data, more), more))
         data = self._decode(data, more)  # a small compressed piece may decode to a large one
-        if len(data) > OFF_LOOP_BYTES:
+        if len(data) + self.parser.pending > OFF_LOOP_BYTES:
             return await asyncio.to_thread(self._feed, data, more)
         return self._feed(data, more)
 
@@ -339,12 +350,16 @@ class StreamResponder(Responder[Exchange]):
                 return
             gate = self._open(adapter)
         due = False
-        for i in range(first, len(events)):
-            due = gate.offer(events[i]) or due
-            if gate.stopped:
-                break
-            if (i + 1) % EVENTS_PER_YIELD == 0:  # reading events is cheap, but a piece may hold thousands of them
-                await asyncio.sleep(0)
+        if sum(len(ev.raw) for ev in events[first:]) > OFF_LOOP_BYTES:
+            # a large event's fields are read in a worker thread, as its JSON was parsed (a walk over 12M numbers)
+            due = await asyncio.to_thread(_offer_all, gate, events[first:])
+        else:
+            for i in range(first, len(events)):
+                due = gate.offer(events[i]) or due
+                if gate.stopped:
+                    break
+                if (i + 1) % EVENTS_PER_YIELD == 0:  # reading events is cheap, but a piece may hold thousands of them
+                    await asyncio.sleep(0)
         items = await asyncio.to_thread(gate.take) if due else gate.take()
         if not gate.holds and not gate.stopped:  # flag mode: [DONE] waits for the verdict event
             self.done.extend(ev.raw for ev in items if ev.done)

@@ -21,7 +21,7 @@ import numpy as np
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
 from guardrail.checks.claims import claim_names, claim_object, claim_subject, without_frame
 from guardrail.checks.lexicon import looks_verb
-from guardrail.checks.grounding import KnownNumbers, Quantity, coverage, quantities, unsupported_terms
+from guardrail.checks.grounding import KnownNumbers, Quantity, conversion_of, coverage, quantities, unsupported_terms
 from guardrail.checks.pairing import (
     NEGATIONS,
     DeniedList,
@@ -438,11 +438,20 @@ def other_values(text: str, about: frozenset[str], basis: EvidenceBasis, named: 
     if not own:
         return ()
     out: list[str] = []
+    first = re.split(r"[,;:()\u2014\u2013]|\s(?:and|but|while|whereas|which)\s", text, maxsplit=1)[0]
     for q in quantities(text, compound_words_only=True):
-        if not q.unit or q.unit in ("am", "pm", "a.m", "p.m") or any(
-                q.stands_for(k) and k.unit == q.unit for qs in own for k in qs):
+        def same(k: Quantity) -> bool:  # a bare amount of money is money whatever follows it ("$25 per month")
+            return _measure(k) == _measure(q) if q.currency or k.currency else k.unit == q.unit
+
+        if not (q.unit or q.currency) or q.unit in ("am", "pm", "a.m", "p.m") or any(
+                q.stands_for(k) and same(k) for qs in own for k in qs):
             continue  # a time of day is a point, not an amount: a subject has many ("16 GB" is no "AeroBook 16")
-        if any(k.unit == q.unit and k.value != q.value and not q.hedged for qs in own for k in qs):
+        if q.currency and (q.value not in basis.numbers.values or q.written not in first):
+            # a price no context holds is the number rule's (a total worked out: "$300 a year"); one after the
+            # clause that names the subject may be another thing's ("The single article limit is £300, within an
+            # overall baggage limit of £1,500")
+            continue
+        if any(same(k) and k.value != q.value and not q.hedged for qs in own for k in qs):
             out.append(q.phrase or q.written)
     return tuple(out)
 
@@ -520,6 +529,51 @@ def bound_elsewhere(text: str, about: frozenset[str], basis: EvidenceBasis) -> t
         holders = [r for r, _, ks in basis.read_quantities if any(q.stands_for(k) for k in ks)]
         stated = quantities(mine, ones=True)
         if holders and all(_bound_to_sibling(q, says, stated, h) for h in holders):
+            out.append(q.phrase or q.written)
+    return tuple(out)
+
+
+#: how many of a claim clause's words a context sentence must share, and how many more than any sentence stating the
+#: clause's value, to be the sentence the clause retells (:func:`misplaced_values`)
+RETOLD_WORDS = 3
+RETOLD_MARGIN = 2
+
+
+def misplaced_values(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
+    """Quantities of a claim that the contexts state only in sentences that say something else, while the sentence
+    the claim's clause retells (most of its words, several more than any sentence holding the value) states another
+    value of the same measure: "EC claims must be submitted via the student portal within 10 working days of the
+    assessment deadline." against "Claims must be submitted via the student portal no later than 5 working days
+    after the assessment deadline ..." (the 10 working days are the outcome email's); "Within 30 days of account
+    closure your personal data is deleted" against "After you close your account, we delete your personal data
+    within 90 days" (the 30 days are a notice of new sub-processors). The number is in the contexts, said of
+    something else, so neither the number rule nor the model (which reads the copy as support) catches it; the
+    subject rule (:func:`other_values`) needs the two subjects to be the same words. A value worked out, converted or
+    hedged is left to the number rule."""
+    rows = basis.read_quantities
+    if not rows:
+        return ()
+    clauses = [c for c in re.split(r"\s*[,;:()\u2014\u2013]\s*|\s+(?:and|but|while|whereas|which|so)\s+", text) if c]
+    out: list[str] = []
+    for q in quantities(text, compound_words_only=True):
+        if not (q.unit or q.currency) or q.hedged or q.unit in ("am", "pm", "a.m", "p.m") or \
+                q.value not in basis.numbers.values:
+            continue  # a value no context holds is the number rule's (unsupported, or worked out and read as such)
+        mine = next((c for c in clauses if any(q.stands_for(k) for k in quantities(c, ones=True))), None)
+        if mine is None or polar_negative(mine):  # "not within 30 days" says no value of its own
+            continue
+        says = _said(mine) - _said(q.phrase or q.written)
+        if len(says) < RETOLD_WORDS:
+            continue
+        measure = _measure(q)
+        support = rival = 0
+        for _, ws, ks in rows:
+            shared = len(says & ws)
+            if any(q.stands_for(k) for k in ks) or conversion_of(q, ks) is not None:
+                support = max(support, shared)
+            elif any(_measure(k) == measure and k.qualifier == q.qualifier for k in ks):
+                rival = max(rival, shared)
+        if rival >= max(RETOLD_WORDS, (len(says) + 1) // 2) and rival >= support + RETOLD_MARGIN:
             out.append(q.phrase or q.written)
     return tuple(out)
 
@@ -756,7 +810,7 @@ def prefix_antonym_support(text: str, basis: EvidenceBasis) -> bool:
     (entailed at 0.15), "Used items cannot be returned." for "Unused items can be returned." Every other content word
     of the claim is the sentence's, and the two differ in polarity apart from that word."""
     negations = frozenset(content_stems(" ".join(NEGATIONS)))
-    for w, others in _antonyms_held(text, basis):
+    for w, others in _antonyms_held(text, basis, lexical=True):
         rest = frozenset(content_stems(_without(text, w))) - negations - {"it"}
         negative_claim = polar_negative(_without(text, w))
         for ws, said in basis.sentence_words_as_written:
@@ -767,16 +821,81 @@ def prefix_antonym_support(text: str, basis: EvidenceBasis) -> bool:
     return False
 
 
-def _antonyms_held(text: str, basis: EvidenceBasis) -> list[tuple[str, list[str]]]:
-    """Each word of a claim (four letters or more) with its negations by prefix, or bases, that the contexts hold."""
+def _antonyms_held(text: str, basis: EvidenceBasis, lexical: bool = False) -> list[tuple[str, list[str]]]:
+    """Each word of a claim (four letters or more) with its negations by prefix, or bases, that the contexts hold
+    (``lexical``: and its opposites of :data:`OPPOSITES`)."""
     everywhere = basis.context_words_as_written
     out = []
     for w in dict.fromkeys(w.lower() for w in words(text)):
         if len(w) >= 4:
-            others = [o for o in _antonyms(w) if o in everywhere]
+            others = [o for o in _antonyms(w) + (sorted(_OPPOSITE[w][1]) if lexical and w in _OPPOSITE else [])
+                      if o in everywhere]
             if others:
                 out.append((w, others))
     return out
+
+
+#: predicates that say the opposite of each other, each side with its forms: "The store is open on Sundays." for "The
+#: store is closed on Sundays." is entailed at 0.6-0.8 (the model reads the rest of the copy)
+OPPOSITES = """
+open opens opened | closed close closes
+enabled enable enables | disabled disable disables
+start starts started begin begins began | end ends ended
+arrive arrives arrived | depart departs departed
+raise raises raised | lower lowers lowered
+increase increases increased | decrease decreases decreased reduce reduces reduced
+accept accepts accepted | decline declines declined reject rejects rejected
+allowed permitted | prohibited forbidden banned
+include includes included | exclude excludes excluded
+"""
+#: each word of :data:`OPPOSITES`: (the words of its side, the words of the other side)
+_OPPOSITE: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    w: (frozenset(mine.split()), frozenset(other.split()))
+    for line in OPPOSITES.strip().splitlines() for a, b in [line.split("|")]
+    for mine, other in ((a, b), (b, a)) for w in mine.split()}
+
+
+def opposite_copy(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
+    """Predicates of a claim that a context clause says the opposite of about everything else the claim says, while
+    no clause says the claim's own predicate of it: "The store is open on Sundays." beside "The store is closed on
+    Sundays and public holidays."; "Flights to Paris depart from Terminal 2." beside "Flights to Paris arrive at
+    Terminal 2 and depart from Terminal 1."; "The summer sale ends on June 1." beside "... starts on June 1 and ends
+    on June 30." A clause that names no subject of its own ("and depart from Terminal 1") has its sentence's, the
+    words before its first predicate of :data:`OPPOSITES`. Short claims are no near copies for
+    :func:`swapped_words`, and the model reads the rest of the copy as support."""
+    claim = dict.fromkeys(w.lower() for w in words(text))
+    negations = frozenset(content_stems(" ".join(NEGATIONS)))
+    out: list[str] = []
+    for w in (w for w in claim if w in _OPPOSITE):
+        mine, other = _OPPOSITE[w]
+        rest = frozenset(content_stems(_without(text, w))) - negations - {"it"}
+        if len(rest) < 2:
+            continue
+        negative_claim = polar_negative(_without(text, w))
+        copied = held = False
+        for chunk, spans in zip(basis.contexts, basis.index.sentences):
+            for span in spans:
+                sentence = span.of(chunk)
+                found = [m for m in re.finditer(r"[A-Za-z]+", sentence) if m.group().lower() in mine | other]
+                if not found:
+                    continue
+                subject = frozenset(content_stems(sentence[: found[0].start()]))
+                # its clauses, and the whole sentence when it holds only the opposite ("closed on Sundays and public
+                # holidays": the coordination is of the nouns)
+                units = _CLAUSES.split(sentence)
+                if not any(m.group().lower() in mine for m in found):
+                    units.append(sentence)
+                for clause in units:
+                    said = {x.lower() for x in words(clause)}
+                    if not rest <= frozenset(content_stems(clause)) | subject:
+                        continue
+                    if said & mine:
+                        held = True
+                    elif any(polar_negative(_without(clause, o)) == negative_claim for o in said & other):
+                        copied = True
+        if copied and not held:
+            out.append(w)
+    return tuple(out)
 
 
 def _antonyms(word: str) -> list[str]:
@@ -901,7 +1020,8 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
     subject = claim_subject(text)  # as written (the rules below compare it with the contexts' subjects)
     numbers = basis.numbers.unsupported(text) if _HAS_NUMBER.search(text) else ()
     if not numbers and _HAS_NUMBER.search(text):
-        numbers = other_values(text, about, basis, subject) or bound_elsewhere(text, about, basis)
+        numbers = other_values(text, about, basis, subject) or bound_elsewhere(text, about, basis) or \
+            misplaced_values(text, basis)
     if not numbers and item.answers and _HAS_NUMBER.search(text):
         numbers = answered_elsewhere(text, basis)
     if not numbers and " than " in text:
@@ -992,7 +1112,7 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
               denied_member(text, basis.denied_lists)) if ruled else None
     swapped = (swapped_words(text, basis.index, lambda: basis.sentence_subjects) or other_words(
         text, about, basis, subject) or restricted_otherwise(text, about, basis, subject) or
-        prefix_antonyms(text, basis) or only_of_many(text, basis)) if ruled else ()
+        prefix_antonyms(text, basis) or opposite_copy(text, basis) or only_of_many(text, basis)) if ruled else ()
     if ruled and not swapped and text != item.text:  # as written: "Fabrikam ... announced that it will acquire ..."
         swapped = swapped_words(item.text, basis.index, lambda: basis.sentence_subjects)
     if swapped:  # a near copy of a context sentence with a word of its own swapped in

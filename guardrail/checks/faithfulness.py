@@ -266,6 +266,8 @@ _MAKE_SURE = re.compile(r"(?i)\s*(?:please\s+)?(?:make\s+sure|be\s+sure|ensure)\
 
 #: a reply that opens with a plain yes or no word (not an emoji or a pleasantry: "👍 Items can be returned ...")
 _PLAIN_YES_NO = re.compile(r"(?i)\W*(?:yes|no|nope|nah|yeah|yep|yup)\b")
+#: a sentence's end: its end mark (then closing quotes, brackets, emphasis or an emoji), or a closing bracket
+_ENDED = re.compile(r"(?:[.!?\u2026\u3002][\"'\u201d\u2019)\]*_`]*|[)\]])\W*$")
 
 
 #: a claim and an exception to it in one sentence, the exception a circumstance ("..., except within 30 days.")
@@ -844,6 +846,14 @@ class FaithfulnessCheck:
                     # warm soapy water.") as contradicted by the very rule that makes it true ("rinse the filter with
                     # cold water only ... avoid hot water, detergent": 0.99; r35, 8 faithful answers of 273 blocked)
                     yes = bool(polarity(text)[0])
+                    if _ENDED.search(text) is None and asks_yes_no(q):
+                        # cut off before its end ("Yes, gift cards can", an answer stopped at its length limit or
+                        # broken off): the statement is a fragment the model entails from anything (0.78), so the reply
+                        # is judged as the yes or no it shows, as a bare "Yes." is
+                        own = yes_no_statement(q, yes)
+                        if own is not None and tok.count(own) <= hyp_budget and own != made.statement:
+                            items.append(ResponseItem(span, text, own, True, fragment, claim=True))
+                            continue
                     said = yes_no_statement(q, True) if yes and asks_yes_no(q) and _PLAIN_YES_NO.match(text) else None
                     if said is not None and tok.count(said) <= hyp_budget and said != made.statement:
                         items.append(ResponseItem(span, text, said, True, fragment, claim=True, veto=True, rules=False))

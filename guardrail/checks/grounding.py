@@ -233,13 +233,23 @@ _QUALIFIERS = {"business": "business", "working": "business", "calendar": "calen
 _MEASURES = frozenset("""second sec minute min hour hr day week month year night decade century
     mg g gram kg kilogram kilo lb lbs pound oz ounce ton tonne mm cm m meter metre km kilometer kilometre in inch inche ft
     foot feet mi mile ml l liter litre gal gallon kb mb gb tb kbp mbp gbp mhz ghz hz w kw kwh v mah mph kph
-    % percent percentage point dollar usd euro eur gbp cent""".split())
+    % percent percentage point dollar usd euro eur gbp cent am pm""".split())
 _CURRENCY_UNITS = frozenset({"dollar", "usd", "euro", "eur", "gbp", "cent", "buck"})
+#: which currency a sign or a unit word names: "€15" is not "$15"
+_CURRENCY_KIND = {"$": "dollar", "dollar": "dollar", "usd": "dollar", "buck": "dollar", "€": "euro", "euro": "euro",
+                  "eur": "euro", "£": "pound", "gbp": "pound", "cent": "cent"}
+
+
+#: a time of day's half after its hour (and minutes): "11 pm", "9 a.m.", "3:00 PM", "7.30pm"
+_MERIDIEM = re.compile(r"(?i)(?:[:.](?P<minutes>[0-5]\d))?\s?(?P<half>[ap])(?:\.\s?m\b\.?|\s?m\b)")
 
 
 def _unit(text: str, end: int) -> tuple[str, str, int]:
-    """The unit word after a number ending at ``end`` (lower-cased, singular: "days" -> "day", "°F" -> "°f"), the
-    qualifier before it ("business" in "5 business days"; "" when none) and where the unit ends."""
+    """The unit word after a number ending at ``end`` (lower-cased, singular: "days" -> "day", "°F" -> "°f"; "am" or
+    "pm" for a time of day), the qualifier before it ("business" in "5 business days"; "" when none) and where the
+    unit ends."""
+    if (half := _MERIDIEM.match(text, end)) is not None:
+        return half.group("half").lower() + "m", "", half.end()
     m = _UNIT_AFTER.match(text, end)
     if m is None or m.group("unit").lower() in STOPWORDS or m.group("unit").lower() in ("x", "×"):
         return "", "", end  # "£500,000 from ...", "5 and 6", "22 x 18": no unit said
@@ -272,6 +282,8 @@ class Quantity:
     bound: str = ""
     #: a currency sign before it ("$60")
     currency: bool = False
+    #: the sign itself ("$", "€", "£"; "" when none)
+    sign: str = ""
     #: the number with its bound and unit as written ("after 30 days", "30 business days")
     phrase: str = ""
     #: said as an approximation ("about 1.3 kg", "roughly $45 million")
@@ -284,6 +296,9 @@ class Quantity:
         is not "within 30 days")."""
         if self.value != other.value:
             return False
+        kinds = (_CURRENCY_KIND.get(self.sign or self.unit), _CURRENCY_KIND.get(other.sign or other.unit))
+        if None not in kinds and kinds[0] != kinds[1]:
+            return False  # "€15" is not "$15", "15 cents" not "$15"
         mine = "$" if self.currency or self.unit in _CURRENCY_UNITS else self.unit
         theirs = "$" if other.currency or other.unit in _CURRENCY_UNITS else other.unit
         if mine != theirs and (mine in _MEASURES or mine == "$") and (theirs in _MEASURES or theirs == "$"):
@@ -298,7 +313,10 @@ def quantities(text: str, *, compound_words_only: bool = False, ones: bool = Fal
     days"; with ``compound_words_only`` only those of two or more words, "thirty-one", "two hundred": a single word
     such as "two" is as often a count the answer makes as a figure it quotes)."""
     out: list[Quantity] = []
+    skip = 0
     for m in _FIGURE_AT.finditer(text):
+        if m.start() < skip:
+            continue
         value = float(m.group("num").replace(",", ""))
         end = m.end()
         year = _YEAR_RANGE.search(text, max(0, m.start() - 8), m.start()) if len(m.group("num")) == 2 else None
@@ -319,9 +337,15 @@ def quantities(text: str, *, compound_words_only: bool = False, ones: bool = Fal
         if not unit and (dims := _DIMENSIONS.match(text, end)) is not None:  # "22 x 18 x 10 inches": inches all
             unit = _singular(dims.group("unit"))
         bound, start = _bound(text, m.start(), end)
+        if unit in ("am", "pm"):
+            if (minutes := _MERIDIEM.match(text, m.end())) and minutes.group("minutes"):
+                value += int(minutes.group("minutes")) / 60  # "3:30 pm": half past three
+                skip = end  # the minutes are no figure of their own
+            elif re.fullmatch(r"\d{1,2}\.[0-5]\d", m.group("num")):
+                value = int(value) + round(value % 1 * 100) / 60  # "7.30pm": half past seven
         out.append(Quantity(value, unit, m.group().strip(), qualifier=qualifier, bound=bound,
-                            currency=bool(m.group("cur")), phrase=text[start:end].strip(),
-                            hedged=_hedged(text, m.start())))
+                            currency=bool(m.group("cur")), sign=(m.group("cur") or "").strip(),
+                            phrase=text[start:end].strip(), hedged=_hedged(text, m.start())))
     for m in _WORD_RUN.finditer(text):
         run = m.group()
         spelled = _words_value(run)
@@ -406,10 +430,10 @@ def _close(x: float, y: float, written: str, hedged: bool = False) -> bool:
 
 def _converted(q: Quantity, known: Sequence[Quantity]) -> bool:
     """``q`` is a unit conversion of a quantity in ``known`` (either direction)."""
-    return _conversion_of(q, known) is not None
+    return conversion_of(q, known) is not None
 
 
-def _conversion_of(q: Quantity, known: Sequence[Quantity]) -> Quantity | None:
+def conversion_of(q: Quantity, known: Sequence[Quantity]) -> Quantity | None:
     """The quantity of ``known`` that ``q`` is a unit conversion of (either direction), or None."""
     if not q.unit:
         return None
@@ -449,7 +473,7 @@ def as_context_units(sentence: str, known: "KnownNumbers") -> str:
     for q in quantities(sentence, ones=True):
         if not q.unit or any(k.value == q.value and k.unit == q.unit for k in known.quantities):
             continue
-        k = _conversion_of(q, known.quantities)
+        k = conversion_of(q, known.quantities)
         if k is None or k.unit == q.unit or not _exact(q, k):
             continue  # "2 hours" may round "90 minutes" for the number rule; it is no rewrite of it
         mine, theirs = q.phrase[q.phrase.find(q.written):], k.phrase[k.phrase.find(k.written):]
@@ -595,8 +619,8 @@ class KnownNumbers:
             if same and q.value in self.values:
                 out.append(q.phrase)  # the number is there, said of another unit or bound the other way
                 continue
-            if q.unit == "%" and q.value / 100 in self.values:
-                continue  # "50%" for "0.5"
+            if q.unit == "%" and q.value % 100 and q.value / 100 in self.values:
+                continue  # "50%" for "0.5" (not "100%" for a "one" the contexts count with)
             if not q.unit == "%" and q.value * 100 in self.values and "." in q.written:
                 continue  # "0.5" for "50%"
             out.append(q.written)

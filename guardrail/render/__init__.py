@@ -97,11 +97,11 @@ from guardrail.render.markup import (
 from guardrail.render.offsets import Pass, PassMap, Rendered
 from guardrail.render.structured import json_document
 from guardrail.render.tables import html_tables
-from guardrail.render.unicode import look_alikes, rtl_overrides, unicode_forms
+from guardrail.render.unicode import look_alikes, rtl_overrides, surrogate_pairs, unicode_forms
 
 __all__ = ["Rendered", "render", "render_shown"]
 
-_PASSES: tuple[Pass, ...] = (json_document, prose_fences, provenance_comments, struck_html, html_tables, definition_lists,
+_PASSES: tuple[Pass, ...] = (surrogate_pairs, json_document, prose_fences, provenance_comments, struck_html, html_tables, definition_lists,
                              markdown_blocks, task_boxes, checklist_marks,
                              citation_marks, inline_marks, list_numbers, html_entities, rtl_overrides, unicode_forms,
                              look_alikes)

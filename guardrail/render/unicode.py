@@ -14,6 +14,26 @@ from guardrail.render.offsets import PassMap, PassOutput
 _RLO = re.compile("\u202e([^\u202c\n]*)\u202c?")
 
 
+#: a UTF-16 surrogate pair written as two code points (a JSON string that ends with "\ud83c" and one that starts with
+#: "\udf81", joined: a stream re-chunked by UTF-16 length, as JavaScript's ``slice`` does, splits an emoji so)
+_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+
+
+def surrogate_pairs(text: str) -> tuple[str, PassMap | None]:
+    """Each high and low surrogate next to each other as the one character they encode, as a UTF-16 reader (a browser)
+    shows it; a lone surrogate stays (broken Unicode, refused by the checks)."""
+    if not _PAIR.search(text):
+        return text, None
+    out = PassOutput(text)
+    pos = 0
+    for m in _PAIR.finditer(text):
+        out.copy(pos, m.start())
+        out.emit(m.group().encode("utf-16-le", "surrogatepass").decode("utf-16-le"), m.start(), m.end())
+        pos = m.end()
+    out.copy(pos, len(text))
+    return out.done()
+
+
 def rtl_overrides(text: str) -> tuple[str, PassMap | None]:
     if "\u202e" not in text:
         return text, None

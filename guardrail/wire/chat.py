@@ -55,6 +55,7 @@ def part_text(part: Any, where: str, echo: f.Echo = None) -> str:
     if key is None or not isinstance(part.get(key), str):
         raise UnreadableError(f"{where} is a part of {kind_name(kind)} that guardrail cannot read")
     f.check(part, where, PART_FIELDS, echo, read=(key,))
+    f.check_token_list(part.get("logprobs"), f"{where}.logprobs", part[key])  # the tokens spell the part's text
     return str(part[key])
 
 

@@ -384,3 +384,34 @@ def check_logprobs(logprobs: Any, where: str, texts: Mapping[str, str]) -> None:
         tokens = logprob_tokens(logprobs, key)
         if tokens is not None and not tokens_agree(tokens, text):
             raise UnreadableError(f"{where}.logprobs.{key} spells a text other than the answer's")
+        check_token_bytes(logprobs.get(key) if isinstance(logprobs, dict) else None, f"{where}.logprobs.{key}")
+
+
+def check_token_list(entries: Any, where: str, text: str) -> None:
+    """A list of logprobs entries beside one text (a content part's ``logprobs``, a Responses ``output_text`` part's
+    or delta event's): its tokens spell (a part of) the text, and each token's ``bytes`` are the token's own;
+    UnreadableError otherwise. Anything but a list of entries is left to the field's rule (:func:`token`)."""
+    if not isinstance(entries, list):
+        return
+    tokens = logprob_tokens({"content": entries}, "content")
+    if tokens is not None and not tokens_agree(tokens, text):
+        raise UnreadableError(f"{where} spells a text other than the answer's")
+    check_token_bytes(entries, where)
+
+
+def check_token_bytes(entries: Any, where: str) -> None:
+    """Each entry's ``bytes`` (and its ``top_logprobs``' ) are the UTF-8 of its token, where the token is whole
+    text: a client rebuilds the text from the bytes (OpenAI's documented way), so bytes that say another word are
+    text nobody checked. A token that holds a piece of a character (U+FFFD, ``bytes:\\x..``) has bytes of their
+    own."""
+    if not isinstance(entries, list):
+        return
+    for k, e in enumerate(entries):
+        if not isinstance(e, dict):
+            continue
+        tok, raw = e.get("token"), e.get("bytes")
+        if isinstance(tok, str) and raw is not None and "\ufffd" not in tok and not _BYTE_TOKEN.search(tok):
+            whole = isinstance(raw, list) and all(type(b) is int and 0 <= b < 256 for b in raw)
+            if not (whole and bytes(raw) == tok.encode("utf-8")):
+                raise UnreadableError(f"{where}[{k}].bytes are not the bytes of its token")
+        check_token_bytes(e.get("top_logprobs"), f"{where}[{k}].top_logprobs")

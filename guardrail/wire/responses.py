@@ -180,10 +180,12 @@ def read_event(payload: dict[str, Any], echo: f.Echo = None) -> EventText:
 
     if kind in ("response.output_text.delta", "response.refusal.delta"):
         fields("delta")
+        f.check_token_list(payload.get("logprobs"), f"{where}.logprobs", value("delta"))
         return EventText(pieces=((part, value("delta")),))
     if kind in ("response.output_text.done", "response.refusal.done"):
         key = "text" if kind == "response.output_text.done" else "refusal"
         fields(key)
+        f.check_token_list(payload.get("logprobs"), f"{where}.logprobs", value(key))
         return EventText(snapshots=((part, value(key)),))
     if kind in ("response.content_part.added", "response.content_part.done"):
         fields("part")

@@ -82,6 +82,11 @@ class SSEParser:
         #: why a line of the event is not read the same way by every client (None: every line is)
         self._strange: str | None = None
 
+    @property
+    def pending(self) -> int:
+        """Bytes fed that no event has completed yet (the event being read)."""
+        return len(self._buf)
+
     def feed(self, data: bytes) -> list[SSEEvent]:
         self._buf += data
         events: list[SSEEvent] = []

@@ -1,0 +1,130 @@
+"""Block mode, round 39 (an attack on the gateway's wire path with shapes nobody had listed, BENCHMARKS.md): an error
+message beside a Responses answer, logprobs tokens that spell another text than the one beside them (a content
+part's, a Responses part's or delta event's, a token's ``bytes``), a yes/no reply cut off before its statement ends,
+and a surrogate pair split across two stream chunks.
+
+Real model and gateway; each attack with its faithful twin."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from test_bypass import (CTX, GOOD, assert_blocked, assert_delivered, chat, chunk, dumps, evaluator, gw,  # noqa: F401
+                         post, responses_stream, script, sse, upstream)
+
+from guardrail.telemetry import Telemetry
+
+HALLUCINATION = "Items can be returned within 90 days of delivery."
+GIFT = ["Gift cards and final-sale items cannot be returned. Other items can be returned within 30 days with a receipt."]
+
+
+def _response(text: str, **extra: Any) -> dict[str, Any]:
+    return {"id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "m",
+            "output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                        "content": [{"type": "output_text", "text": text, "annotations": []}]}], **extra}
+
+
+@pytest.mark.parametrize("status", ["failed", "completed", "incomplete"])
+def test_an_error_message_beside_a_responses_answer_is_withheld(gw: tuple[str, Telemetry], status: str) -> None:
+    """A Responses body with a faithful ``output`` and an ``error`` whose message says something else: an SDK shows
+    the message, which nothing checked; it is withheld, as in a stream."""
+    body = _response(GOOD, status=status, error={"code": "server_error", "message": HALLUCINATION})
+    r = post(gw[0], script(dumps(body)), path="/v1/responses")
+    assert r.status_code == 200 and "90 days" not in r.text, r.text
+    got = r.json()
+    assert got["output"] == body["output"] and got["error"]["code"] == "server_error"
+    sid = script(dumps(_response(GOOD, error=None)))
+    assert_delivered(post(gw[0], sid, path="/v1/responses"), sid)
+
+
+def _entries(tokens: list[str], raw: list[bytes] | None = None) -> list[dict[str, Any]]:
+    raw = raw or [t.encode() for t in tokens]
+    return [{"token": t, "logprob": -0.1, "bytes": list(b), "top_logprobs": []} for t, b in zip(tokens, raw)]
+
+
+TOKENS = ["Items", " can", " be", " returned", " within", " 30", " days", " of", " delivery", "."]
+SPELLED = ["Items", " can", " be", " returned", " within", " 90", " days", " of", " delivery", "."]
+
+
+@pytest.mark.parametrize("spelled", [True, False])
+def test_tokens_beside_a_text_spell_that_text(gw: tuple[str, Telemetry], spelled: bool) -> None:
+    """Token lists a token-highlighting view shows: a chat content part's, a Responses ``output_text`` part's, a
+    Responses delta event's, and each token's ``bytes`` (the documented way to rebuild the text)."""
+    tokens = TOKENS if spelled else SPELLED
+    part = {"type": "text", "text": GOOD, "logprobs": _entries(tokens)}
+    bodies = [(chat([part]), "/v1/chat/completions")]
+    body = _response(GOOD)
+    body["output"][0]["content"][0]["logprobs"] = _entries(tokens)
+    bodies.append((body, "/v1/responses"))
+    # the text's tokens, with bytes that spell another word under one of them
+    entries = _entries(TOKENS, [t.encode() for t in (TOKENS if spelled else SPELLED)])
+    bodies.append(({**chat(GOOD), "choices": [{**chat(GOOD)["choices"][0], "logprobs": {"content": entries}}]},
+                   "/v1/chat/completions"))
+    for payload, path in bodies:
+        sid = script(dumps(payload))
+        r = post(gw[0], sid, path=path)
+        if spelled:
+            assert_delivered(r, sid)
+        else:
+            assert r.status_code == 400 and "90" not in r.text, r.text
+    # streamed: each delta event's tokens spell its delta
+    events = responses_stream(GOOD)
+    for e in events:
+        if e["type"] == "response.output_text.delta":
+            e["logprobs"] = _entries([e["delta"] if spelled or e["delta"] != "30 " else "90 "])
+    sid = script([b"event: " + e["type"].encode() + b"\ndata: " + json.dumps(e).encode() + b"\n\n" for e in events],
+                 ctype="text/event-stream")
+    r = post(gw[0], sid, path="/v1/responses", stream=True)
+    if spelled:
+        assert_delivered(r, sid)
+    else:
+        assert "response.incomplete" in r.text and "spells a text other than" in r.text, r.text[-500:]
+        assert '"90 "' not in r.text
+
+
+@pytest.mark.parametrize(("reply", "delivered"), [
+    ("Yes, gift cards can", False), ("Yes, gift cards can be", False), ("Of course, gift cards can be", False),
+    ("Yes, definitely, you can return", False), ("No, gift cards cannot be", True), ("Yes.", False),
+    ("No, gift cards cannot be returned.", True),
+])
+def test_a_reply_cut_off_is_judged_as_the_yes_or_no_it_shows(gw: tuple[str, Telemetry], reply: str,
+                                                              delivered: bool) -> None:
+    """An answer stopped at its length limit ("Yes, gift cards can"): the statement is a fragment the model entails
+    from anything; the reply is the yes (or no) it shows."""
+    question = "Can I return a gift card?"
+    body = chat(reply)
+    body["choices"][0]["finish_reason"] = "length"
+    sid = script(dumps(body))
+    r = post(gw[0], sid, question=question, contexts=GIFT)
+    words = reply.split(" ")
+    events = [chunk({"role": "assistant", "content": ""})] + [
+        chunk({"content": w if i == 0 else " " + w}) for i, w in enumerate(words)] + [chunk({}, finish="length")]
+    sid_stream = script(sse(*events), ctype="text/event-stream")
+    rs = post(gw[0], sid_stream, question=question, contexts=GIFT, stream=True)
+    if delivered:
+        assert_delivered(r, sid)
+        assert_delivered(rs, sid_stream)
+    else:
+        assert r.status_code == 400, r.text
+        shown = "".join(json.loads(e[6:])["choices"][0]["delta"].get("content") or ""
+                        for e in rs.text.split("\n\n") if e.startswith("data: {") and '"choices": [{' in e)
+        assert "can" not in shown, shown
+
+
+def test_a_surrogate_pair_split_across_chunks_is_one_character(gw: tuple[str, Telemetry]) -> None:
+    """A server that re-chunks by UTF-16 length (JavaScript's ``slice``) splits an emoji into two JSON escapes in two
+    events; a browser joins them, and so does the guard (the faithful answer was blocked as broken Unicode)."""
+    def events(text: str) -> list[bytes]:
+        escaped = json.dumps(text)[1:-1]  # "\\ud83c\\udf81"
+        cut = escaped.index("\\udf81")
+        pieces = [escaped[:cut], escaped[cut:]]
+        out = [b'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
+               b'"delta":{"content":"' + p.encode() + b'"},"finish_reason":null}]}\n\n' for p in pieces]
+        return out + sse(chunk({}, finish="stop"))
+
+    sid = script(events("Gift cards cannot be returned. \U0001f381"), ctype="text/event-stream")
+    assert_delivered(post(gw[0], sid, question="Can I return a gift card?", contexts=GIFT, stream=True), sid)
+    sid = script(events("Gift cards can be returned within 90 days. \U0001f381"), ctype="text/event-stream")
+    assert_blocked(post(gw[0], sid, question="Can I return a gift card?", contexts=GIFT, stream=True))

@@ -1,0 +1,165 @@
+"""Readings of session 18: a value the contexts hold, moved into a sentence it does not belong to. The long-context
+blind set's number hallucinations that passed were mostly of this kind: "within 10 working days of the assessment
+deadline" where the submission sentence says 5 working days and the 10 working days are the outcome email's. The
+number rule sees a value the contexts hold, the subject rule needs the two subjects to be the same words, and the
+model reads the near copy as support. :func:`~guardrail.checks.evidence.misplaced_values` reads which sentence the
+claim's clause retells. The function on a table of shapes; the verdicts through the real model, whole and streamed,
+each with its twin."""
+
+from __future__ import annotations
+
+import pytest
+
+from block_mode import block_guard, both  # noqa: F401 - fixture
+from guardrail.checks.evidence import EvidenceBasis, misplaced_values, opposite_copy
+from guardrail.checks.grounding import quantities
+from guardrail.checks.premises import ContextIndex
+from guardrail.guard import Guard
+
+CLAIMS = ["Claims must be submitted via the student portal no later than 5 working days after the assessment "
+          "deadline or examination date. Claims must be supported by independent evidence, such as a medical "
+          "certificate. Students will be notified of the outcome by email, normally within 10 working days of the "
+          "claim being received. Appeals must be lodged within 20 working days of the publication of results."]
+DATA = ["We retain account data for as long as your account is active. After you close your account, we delete your "
+        "personal data within 90 days, except where we are required to keep it for legal or tax purposes, in which "
+        "case invoices and related billing records are kept for 7 years. Usage logs are retained for 13 months and "
+        "then aggregated or deleted. We will notify customers 30 days before adding a new sub-processor."]
+BATTERY = ["A full charge with the supplied 4 A charger takes approximately 4.5 hours; charging from empty to 80% takes "
+           "about 3 hours. For storage longer than one month, store the battery at 30-60% charge in a cool, dry place "
+           "and check the level every 3 months."]
+
+
+def _basis(contexts: list[str], answer: str) -> EvidenceBasis:
+    index = ContextIndex.build(contexts, lambda ts: [len(t.split()) for t in ts], None, 512)  # type: ignore[arg-type]
+    return EvidenceBasis(contexts, index, frozenset(), frozenset(), [], None, 0.36, answer=[answer])
+
+
+@pytest.mark.parametrize(("contexts", "claim", "moved"), [
+    (CLAIMS, "EC claims must be submitted via the student portal within 10 working days of the assessment deadline.",
+     ("within 10 working days",)),
+    (CLAIMS, "EC claims must be submitted via the student portal within 5 working days of the assessment deadline.",
+     ()),
+    # the value's own sentence is the one retold
+    (CLAIMS, "You will hear about the outcome by email within 10 working days.", ()),
+    # two clauses, each with its own sentence's value
+    (CLAIMS, "Submit the claim via the student portal within 5 working days of the deadline, and you will be notified "
+             "of the outcome by email within 10 working days.", ()),
+    (DATA, "Within 30 days of closing your account your personal data is deleted.", ("Within 30 days",)),
+    (DATA, "Within 90 days of closing your account your personal data is deleted.", ()),
+    (DATA, "Billing records are kept for 7 years.", ()),
+    # a conversion of the value said where it belongs is no move
+    (DATA, "Usage logs are retained for about a year and a month.", ()),
+    (DATA, "Usage logs are retained for 13 months, then aggregated or deleted.", ()),
+    (BATTERY, "Store the battery at 80% charge in a cool, dry place.", ("80%",)),
+    # a value no context holds is the number rule's
+    (BATTERY, "Store the battery at 100% charge in a cool, dry place.", ()),
+    (BATTERY, "Store the battery at 30-60% charge in a cool, dry place.", ()),
+    # a clause that denies a value states none of its own
+    (BATTERY, "Do not store the battery at 80% charge in a cool place.", ()),
+    # too few words to say which sentence is retold
+    (CLAIMS, "It takes 10 working days.", ()),
+])
+def test_a_value_moved_from_another_sentence(contexts: list[str], claim: str, moved: tuple[str, ...]) -> None:
+    assert misplaced_values(claim, _basis(contexts, claim)) == moved
+
+
+@pytest.mark.parametrize(("question", "contexts", "answer", "want"), [
+    ("How long do I have to submit an extenuating circumstances claim?", CLAIMS,
+     "EC claims must be submitted via the student portal within 10 working days of the assessment deadline or exam "
+     "date.", "block"),
+    ("How long do I have to submit an extenuating circumstances claim?", CLAIMS,
+     "EC claims must be submitted via the student portal within 5 working days of the assessment deadline or exam "
+     "date.", "pass"),
+    ("How long after I close my account is my data deleted?", DATA,
+     "Within 30 days of account closure your personal data is deleted.", "block"),
+    ("How long after I close my account is my data deleted?", DATA,
+     "Within 90 days of account closure your personal data is deleted.", "pass"),
+    ("How should I store the battery over winter?", BATTERY,
+     "Store it at 100% charge in a cool, dry place and check the level every 3 months.", "block"),
+    ("How should I store the battery over winter?", BATTERY,
+     "Store it at 30-60% charge in a cool, dry place and check the level every 3 months.", "pass"),
+    ("How should I store the battery over winter?", BATTERY,
+     "Store it at 80% charge in a cool, dry place and check the level every 3 months.", "block"),
+])
+def test_moved_values_whole_and_streamed(block_guard: Guard, question: str, contexts: list[str], answer: str,
+                                         want: str) -> None:
+    assert both(block_guard, question, contexts, answer) == (want, want), answer
+
+
+# --------------------------------------------------------------------------- round 40: times, currencies, opposites
+@pytest.mark.parametrize(("text", "value", "unit"), [
+    ("Check-out is at 11 pm.", 11.0, "pm"), ("Check-out is at 11 a.m.", 11.0, "am"),
+    ("Check-in starts at 3:00 PM.", 3.0, "pm"), ("It closes at 9 p.m. daily.", 9.0, "pm"),
+    ("Doors open at 3:30 p.m.", 3.5, "pm"), ("Doors open at 7.30pm.", 7.5, "pm"),
+    ("I have 5 amazing cats.", 5.0, "amazing"),
+])
+def test_a_time_of_day_says_its_half(text: str, value: float, unit: str) -> None:
+    q = quantities(text)
+    assert [(x.value, x.unit) for x in q] == [(value, unit)], text
+
+
+def test_a_currency_sign_names_its_currency() -> None:
+    euro, dollar, pound = (quantities(t)[0] for t in ("€15", "$15", "£15"))
+    assert euro.sign == "€" and not euro.stands_for(dollar) and not pound.stands_for(dollar)
+    assert dollar.stands_for(quantities("$15.")[0]) and quantities("15 euros")[0].stands_for(euro)
+    assert not quantities("15 dollars")[0].stands_for(euro)
+
+
+HOTEL = ["Check-in starts at 3:00 PM and check-out is at 11 am. Breakfast is served from 7 am to 10 am."]
+SHIPPING = ["Standard shipping costs $5. Express shipping costs $15. Orders over $50 ship free."]
+FEES = ["The late fee is $25. The replacement card fee is $10."]
+STORE = ["Opening hours: the store is open from 9 am to 6 pm on weekdays and from 10 am to 4 pm on Saturdays. "
+         "The store is closed on Sundays and public holidays."]
+TWO_FA = ["Two-factor authentication is disabled by default. Administrators can enable it in the security settings."]
+SALE = ["The summer sale starts on June 1 and ends on June 30."]
+FLIGHTS = ["Flights to Paris arrive at Terminal 2 and depart from Terminal 1."]
+PILLS = ["The medication lowers blood pressure and may cause dizziness."]
+HOURS = ["The store opens at 9 am and closes at 8 pm."]
+
+
+@pytest.mark.parametrize(("contexts", "claim", "opposite"), [
+    (STORE, "The store is open on Sundays.", ("open",)),
+    (STORE, "The store is not open on Sundays.", ()),  # says what the sentence says
+    (STORE, "The store is open on Saturdays.", ()),
+    (STORE, "It is open on public holidays.", ("open",)),
+    (FLIGHTS, "Flights to Paris depart from Terminal 2.", ("depart",)),
+    (FLIGHTS, "Flights to Paris depart from Terminal 1.", ()),
+    (FLIGHTS, "Flights to Paris arrive at Terminal 2.", ()),
+    (SALE, "The summer sale ends on June 1.", ("ends",)),
+    (SALE, "The summer sale ends on June 30.", ()),
+    (HOURS, "The store closes at 9 am.", ("closes",)),
+    (HOURS, "The store closes at 8 pm.", ()),
+    (PILLS, "The medication raises blood pressure.", ("raises",)),
+    (TWO_FA, "Two-factor authentication is enabled by default.", ("enabled",)),
+    (TWO_FA, "Administrators can enable it in the security settings.", ()),
+])
+def test_a_predicate_the_contexts_say_the_opposite_of(contexts: list[str], claim: str,
+                                                      opposite: tuple[str, ...]) -> None:
+    assert opposite_copy(claim, _basis(contexts, claim)) == opposite
+
+
+@pytest.mark.parametrize(("question", "contexts", "answer", "want"), [
+    ("What time is check-out?", HOTEL, "Check-out is at 11 pm.", "block"),
+    ("What time is check-out?", HOTEL, "Check-out is at 11 am.", "pass"),
+    ("What time is check-in?", HOTEL, "Check-in starts at 3:00 AM.", "block"),
+    ("What time is check-in?", HOTEL, "Check-in starts at 3 pm.", "pass"),
+    ("When is breakfast served?", HOTEL, "Breakfast is served from 7 pm to 10 pm.", "block"),
+    ("How much is express shipping?", SHIPPING, "Express shipping costs €15.", "block"),
+    ("How much is express shipping?", SHIPPING, "Express shipping costs $15.", "pass"),
+    ("How much is express shipping?", SHIPPING, "Express shipping costs $5.", "block"),  # standard's price
+    ("What is the late fee?", FEES, "The late fee is $10.", "block"),
+    ("What is the late fee?", FEES, "The late fee is $25.", "pass"),
+    ("Is the store open on Sundays?", STORE, "Yes.", "block"),
+    ("Is the store open on Sundays?", STORE, "No.", "pass"),
+    ("Is the store open on Sundays?", STORE, "No, the store is closed on Sundays.", "pass"),
+    ("Is the store open on Saturdays?", STORE, "Yes, from 10 am to 4 pm.", "pass"),
+    ("Is two-factor authentication enabled by default?", TWO_FA, "Yes, it is enabled by default.", "block"),
+    ("Is two-factor authentication enabled by default?", TWO_FA, "No.", "pass"),
+    ("Which terminal do flights to Paris depart from?", FLIGHTS, "Flights to Paris depart from Terminal 2.", "block"),
+    ("Which terminal do flights to Paris depart from?", FLIGHTS, "Flights to Paris depart from Terminal 1.", "pass"),
+    ("When does the store open?", HOURS, "The store closes at 9 am.", "block"),
+    ("When does the store open?", HOURS, "The store opens at 9 am.", "pass"),
+])
+def test_times_currencies_and_opposites_whole_and_streamed(block_guard: Guard, question: str, contexts: list[str],
+                                                           answer: str, want: str) -> None:
+    assert both(block_guard, question, contexts, answer) == (want, want), answer
