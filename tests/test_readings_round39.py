@@ -115,6 +115,9 @@ SALE = ["The summer sale starts on June 1 and ends on June 30."]
 FLIGHTS = ["Flights to Paris arrive at Terminal 2 and depart from Terminal 1."]
 PILLS = ["The medication lowers blood pressure and may cause dizziness."]
 HOURS = ["The store opens at 9 am and closes at 8 pm."]
+CLINIC = ["The clinic is open Monday to Friday from 8 a.m. to 6 p.m. and on Saturdays from 9 a.m. to 1 p.m. It is "
+          "closed on Sundays and public holidays."]
+TRAIL = ["Bicycles are not prohibited on the trail, but e-bikes are. Dogs must be kept on a leash."]
 
 
 @pytest.mark.parametrize(("contexts", "claim", "opposite"), [
@@ -132,6 +135,12 @@ HOURS = ["The store opens at 9 am and closes at 8 pm."]
     (PILLS, "The medication raises blood pressure.", ("raises",)),
     (TWO_FA, "Two-factor authentication is enabled by default.", ("enabled",)),
     (TWO_FA, "Administrators can enable it in the security settings.", ()),
+    # a clause with no predicate of its own says the one before it; a splitter that keeps "1 p.m. It is closed"
+    # together does not make the closing the Saturday's
+    (CLINIC, "On Saturdays it's open from 9 a.m. to 1 p.m.", ()),
+    (CLINIC, "The clinic is open on Sundays.", ("open",)),
+    # the claim's clause is what is compared, and a contrast's parts say different things
+    (TRAIL, "Bicycles are allowed on the trail, but e-bikes aren't.", ()),
 ])
 def test_a_predicate_the_contexts_say_the_opposite_of(contexts: list[str], claim: str,
                                                       opposite: tuple[str, ...]) -> None:
@@ -159,6 +168,9 @@ def test_a_predicate_the_contexts_say_the_opposite_of(contexts: list[str], claim
     ("Which terminal do flights to Paris depart from?", FLIGHTS, "Flights to Paris depart from Terminal 1.", "pass"),
     ("When does the store open?", HOURS, "The store closes at 9 am.", "block"),
     ("When does the store open?", HOURS, "The store opens at 9 am.", "pass"),
+    ("What are Saturday hours?", CLINIC, "On Saturdays it's open from 9 a.m. to 1 p.m.", "pass"),
+    ("Can I ride my bike on the trail?", TRAIL, "Yes, bicycles are allowed on the trail, but e-bikes aren't.", "pass"),
+    ("Can I ride an e-bike there?", TRAIL, "Yes, e-bikes are allowed on the trail.", "block"),
 ])
 def test_times_currencies_and_opposites_whole_and_streamed(block_guard: Guard, question: str, contexts: list[str],
                                                            answer: str, want: str) -> None:

@@ -810,7 +810,7 @@ def prefix_antonym_support(text: str, basis: EvidenceBasis) -> bool:
     (entailed at 0.15), "Used items cannot be returned." for "Unused items can be returned." Every other content word
     of the claim is the sentence's, and the two differ in polarity apart from that word."""
     negations = frozenset(content_stems(" ".join(NEGATIONS)))
-    for w, others in _antonyms_held(text, basis, lexical=True):
+    for w, others in _antonyms_held(text, basis):
         rest = frozenset(content_stems(_without(text, w))) - negations - {"it"}
         negative_claim = polar_negative(_without(text, w))
         for ws, said in basis.sentence_words_as_written:
@@ -818,6 +818,22 @@ def prefix_antonym_support(text: str, basis: EvidenceBasis) -> bool:
                 if rest and rest <= frozenset(content_stems(_without(said, o))) and \
                         negative_claim != polar_negative(_without(said, o)):
                     return True
+    # an opposite predicate (:data:`OPPOSITES`), clause by clause: "The store is not open on Sundays." for "The store
+    # is closed on Sundays and public holidays."; not "E-bikes are allowed on the trail." for "Bicycles are not
+    # prohibited on the trail, but e-bikes are."
+    for w in {x.lower() for x in words(text)} & _OPPOSITE.keys():
+        mine, other = _OPPOSITE[w]
+        own = _clause_of(text, w)
+        rest = frozenset(content_stems(_without(own, w))) - negations - {"it"}
+        negative_claim = polar_negative(_without(own, w))
+        if not rest:
+            continue
+        for chunk, spans in zip(basis.contexts, basis.index.sentences):
+            for span in spans:
+                for unit, said in _predicate_units(span.of(chunk), mine | other):
+                    if rest <= unit and not said.keys() & mine and \
+                            any(negative != negative_claim for o, negative in said.items() if o in other):
+                        return True
     return False
 
 
@@ -856,46 +872,72 @@ _OPPOSITE: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 
 
 def opposite_copy(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
-    """Predicates of a claim that a context clause says the opposite of about everything else the claim says, while
-    no clause says the claim's own predicate of it: "The store is open on Sundays." beside "The store is closed on
-    Sundays and public holidays."; "Flights to Paris depart from Terminal 2." beside "Flights to Paris arrive at
-    Terminal 2 and depart from Terminal 1."; "The summer sale ends on June 1." beside "... starts on June 1 and ends
-    on June 30." A clause that names no subject of its own ("and depart from Terminal 1") has its sentence's, the
-    words before its first predicate of :data:`OPPOSITES`. Short claims are no near copies for
+    """Predicates of a claim that a context clause says the opposite of about everything else the claim's clause
+    says, while no clause says the claim's own predicate of it: "The store is open on Sundays." beside "The store is
+    closed on Sundays and public holidays."; "Flights to Paris depart from Terminal 2." beside "Flights to Paris
+    arrive at Terminal 2 and depart from Terminal 1."; "The summer sale ends on June 1." beside "... starts on June 1
+    and ends on June 30." Read clause by clause (:func:`_predicate_units`). Short claims are no near copies for
     :func:`swapped_words`, and the model reads the rest of the copy as support."""
     claim = dict.fromkeys(w.lower() for w in words(text))
     negations = frozenset(content_stems(" ".join(NEGATIONS)))
     out: list[str] = []
     for w in (w for w in claim if w in _OPPOSITE):
         mine, other = _OPPOSITE[w]
-        rest = frozenset(content_stems(_without(text, w))) - negations - {"it"}
+        own = _clause_of(text, w)  # "Bicycles are allowed on the trail, but e-bikes aren't.": its first clause
+        rest = frozenset(content_stems(_without(own, w))) - negations - {"it"}
         if len(rest) < 2:
             continue
-        negative_claim = polar_negative(_without(text, w))
+        negative_claim = polar_negative(_without(own, w))
         copied = held = False
         for chunk, spans in zip(basis.contexts, basis.index.sentences):
             for span in spans:
-                sentence = span.of(chunk)
-                found = [m for m in re.finditer(r"[A-Za-z]+", sentence) if m.group().lower() in mine | other]
-                if not found:
-                    continue
-                subject = frozenset(content_stems(sentence[: found[0].start()]))
-                # its clauses, and the whole sentence when it holds only the opposite ("closed on Sundays and public
-                # holidays": the coordination is of the nouns)
-                units = _CLAUSES.split(sentence)
-                if not any(m.group().lower() in mine for m in found):
-                    units.append(sentence)
-                for clause in units:
-                    said = {x.lower() for x in words(clause)}
-                    if not rest <= frozenset(content_stems(clause)) | subject:
+                for unit, said in _predicate_units(span.of(chunk), mine | other):
+                    if not rest <= unit:
                         continue
-                    if said & mine:
+                    if said.keys() & mine:
                         held = True
-                    elif any(polar_negative(_without(clause, o)) == negative_claim for o in said & other):
+                    elif any(negative == negative_claim for o, negative in said.items() if o in other):
                         copied = True
         if copied and not held:
             out.append(w)
     return tuple(out)
+
+
+#: where a claim's or a context sentence's clauses part: a sentence's end inside it (a splitter may keep "1 p.m. It
+#: is closed" together), a comma, a semicolon, a coordinating or contrasting conjunction
+_UNIT_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|\s*[,;:]\s*|\s+(?:and|but|while|whereas|whilst|or)\s+(?=\S)")
+
+
+#: a contrast inside a sentence: its parts say different things ("not prohibited on the trail, but e-bikes are")
+_CONTRAST_WORD = re.compile(r"(?i)\b(?:but|while|whereas|whilst|except|although|though|however|unless)\b")
+
+
+def _clause_of(text: str, word: str) -> str:
+    """The clause of ``text`` that holds ``word`` (the text when none is found)."""
+    return next((c for c in _UNIT_BREAK.split(text) if word in {x.lower() for x in words(c)}), text)
+
+
+def _predicate_units(sentence: str, predicates: frozenset[str]) -> list[tuple[frozenset[str], dict[str, bool]]]:
+    """The clauses of a context sentence that say one of ``predicates`` of something: (their content stems with the
+    sentence's subject, the predicates they say with the polarity each is said with). A clause that names no subject
+    has the sentence's (the words before its first predicate: "and depart from Terminal 1" is the flights'); a clause
+    with no predicate of its own says the last one before it ("open Monday to Friday ... and on Saturdays from 9 to
+    1"); a sentence whose coordination is of nouns ("closed on Sundays and public holidays") is read whole too."""
+    found = [m for m in re.finditer(r"[A-Za-z]+", sentence) if m.group().lower() in predicates]
+    if not found:
+        return []
+    subject = frozenset(content_stems(sentence[: found[0].start()]))
+    out: list[tuple[frozenset[str], dict[str, bool]]] = []
+    last: dict[str, bool] = {}
+    for clause in _UNIT_BREAK.split(sentence):
+        said = {x.lower() for x in words(clause)} & predicates
+        if said:
+            last = {o: polar_negative(_without(clause, o)) for o in said}
+        out.append((frozenset(content_stems(clause)) | subject, last))
+    if len({m.group().lower() for m in found}) == 1 and not _CONTRAST_WORD.search(sentence):
+        o = found[0].group().lower()
+        out.append((frozenset(content_stems(sentence)), {o: polar_negative(_without(sentence, o))}))
+    return out
 
 
 def _antonyms(word: str) -> list[str]:

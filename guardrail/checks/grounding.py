@@ -491,7 +491,7 @@ _REFERENCE_LABEL = re.compile(r"\]\[[^\]\n]{1,40}\]")
 #: a negation, which may turn a bound round ("not ... before 90 days")
 _NEGATED = re.compile(r"(?i)\b(?:not|no|never|cannot|can't|won't|isn't|aren't|don't|doesn't|n't)\b|n't\b")
 #: a time of day ("18:05", "6 pm", "9 a.m.")
-_CLOCK = re.compile(r"(?i)\b(\d{1,2})(?::\d{2}|\s*(?:am|pm|a\.m\.|p\.m\.))")
+_CLOCK = re.compile(r"(?i)\b(\d{1,2})(?::(?P<minutes>\d{2})|\s*(?:am|pm|a\.m\.|p\.m\.))")
 #: a context that says there is none of something ("no annual fee", "free of charge")
 _NONE = re.compile(r"(?i)\b(?:no|zero|free|without|waived|none)\b")
 
@@ -537,8 +537,12 @@ class KnownNumbers:
         self._answer = list(answer)
         self._worked: dict[str, frozenset[str]] = {}
         self.quantities = [q for t in texts for q in quantities(t, ones=True)]
-        clock = {float(h + 12) if h < 12 else float(h - 12) for t in texts
-                 for h in (int(m.group(1)) for m in _CLOCK.finditer(t)) if 0 < h < 24}  # "18:05" is "6:05 pm"
+        clock: set[float] = set()
+        for t in texts:  # "18:05" is "6:05 pm" (6 + 5/60 once read with its minutes), and "6:05 pm" holds 5
+            for m in _CLOCK.finditer(t):
+                h, minutes = int(m.group(1)), int(m.group("minutes") or 0)
+                other = float(h + 12) if h < 12 else float(h - 12)
+                clock |= {other, other + minutes / 60, h + minutes / 60, float(minutes)} if 0 < h < 24 else set()
         zero = {0.0} if any(_NONE.search(t) for t in texts) else set()  # "no annual fee": "$0"
         self.values = frozenset(q.value for q in self.quantities) | clock | zero | frozenset(
             float(_ORDINALS[w.lower()]) for t in texts for w in re.findall(r"[A-Za-z]+", t) if w.lower() in _ORDINALS)
