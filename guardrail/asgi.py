@@ -62,6 +62,7 @@ from guardrail import wire
 from guardrail.access_log import log_request
 from guardrail.asgi_json import Bodiless, ErrorAnswer, Passthrough, ResponseExtractor, Sniff, json_messages, refusal
 from guardrail.asgi_stream import (
+    costly,
     MAX_STREAM_EVENTS,
     Message,
     Receive,
@@ -420,7 +421,8 @@ class _Exchange:
         if body is None:
             return
         self.body = body
-        if len(body) > _PARSE_IN_THREAD:  # a large request is parsed off the event loop (other requests keep going)
+        if len(body) > _PARSE_IN_THREAD or costly(body):  # a large or value-dense request is parsed off the event loop
+            # (other requests keep going)
             await asyncio.to_thread(self._payload)
         token = _current.set(self.recording)
         try:

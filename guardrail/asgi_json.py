@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from guardrail import wire
-from guardrail.asgi_stream import OFF_LOOP_BYTES, Exchange, Message, Responder, StreamResponder, header, info, without
+from guardrail.asgi_stream import Exchange, Message, Responder, StreamResponder, costly, header, info, without
 from guardrail.errors import UnreadableError
-from guardrail.text import answer_start
+from guardrail.render import answer_start
 from guardrail.verdict import Verdict, worst
 
 logger = logging.getLogger("guardrail")
@@ -29,11 +29,12 @@ ResponseExtractor = Callable[[Any], str | None]
 T = TypeVar("T")
 
 
-async def off_loop(size: int, encoding: str | None, fn: Callable[[], T]) -> T:
-    """``fn()`` (decoding, parsing or writing a body of ``size`` bytes): in a worker thread when the body is over
-    :data:`~guardrail.asgi_stream.OFF_LOOP_BYTES` or compressed (a small gzip body may decode to 32 MB), so that
-    reading one large answer (30 MB of JSON takes seconds) does not stall every other request on the event loop."""
-    if size > OFF_LOOP_BYTES or (encoding or "identity").strip().lower() != "identity":
+async def off_loop(data: bytes, encoding: str | None, fn: Callable[[], T]) -> T:
+    """``fn()`` (decoding, parsing or writing a body ``data``): in a worker thread when the body is large or dense
+    with JSON values (:func:`~guardrail.asgi_stream.costly`) or compressed (a small gzip body may decode to 32 MB), so
+    that reading one large answer (30 MB of JSON takes seconds) does not stall every other request on the event
+    loop."""
+    if costly(data) or (encoding or "identity").strip().lower() != "identity":
         return await asyncio.to_thread(fn)
     return fn()
 
@@ -214,7 +215,7 @@ class ErrorAnswer(Sniff):
             return
         raw = b"".join(p for p, _ in self.pieces)
         encoding = header(self.start_msg.get("headers", []), b"content-encoding")
-        answer = await off_loop(len(raw), encoding, lambda: self._holds_answer(raw, encoding))
+        answer = await off_loop(raw, encoding, lambda: self._holds_answer(raw, encoding))
         if answer:
             await self._hand_to(Buffered(self.ex))
             return
@@ -282,7 +283,7 @@ class Buffered(Responder[BodyExchange]):
                 if k.lower() == b"content-type":
                     wire.check_charset(v.decode("latin-1"))
             echo = self.ex.echo() if self.ex.mw.response_extractor is None else frozenset()
-            decoded, read = await off_loop(len(raw), encoding, lambda: self._read(raw, encoding, echo))
+            decoded, read = await off_loop(raw, encoding, lambda: self._read(raw, encoding, echo))
             if read is None:
                 await self._as_stream(decoded)
                 return
@@ -335,7 +336,7 @@ class Buffered(Responder[BodyExchange]):
                 wire.replace_answers(body, failed, ex.guard.policy.fallback_message)
             if ex.mw.json_field is not None:
                 body[ex.mw.json_field] = verdict.to_dict(evidence=False, shown=True)
-            out = await off_loop(len(decoded), None, lambda: json.dumps(body, ensure_ascii=False).encode())
+            out = await off_loop(decoded, None, lambda: json.dumps(body, ensure_ascii=False).encode())
         headers.append((b"content-length", str(len(out)).encode()))
         ex.closed = True
         await ex.send({**self.start_msg, "headers": headers + verdict_headers(verdict)})

@@ -44,6 +44,20 @@ logger = logging.getLogger("guardrail")
 MAX_STREAM_EVENTS = 100_000
 #: a received piece longer than this is decoded and parsed in a worker thread, not on the event loop
 OFF_LOOP_BYTES = 256 * 1024
+#: ... and one with more JSON values than this (counted by their separators and brackets): 250 KB of "[[[[0]]]]" costs
+#: twenty times the parsing and reading of 250 KB of text
+OFF_LOOP_VALUES = 20_000
+
+
+def json_values(data: bytes | bytearray) -> int:
+    """About how many JSON values ``data`` holds (its commas and opening brackets: C-speed counts)."""
+    return data.count(b",") + data.count(b"[") + data.count(b"{")
+
+
+def costly(data: bytes | bytearray) -> bool:
+    """Reading ``data`` as JSON is work for a worker thread, not the event loop (:data:`OFF_LOOP_BYTES`,
+    :data:`OFF_LOOP_VALUES`)."""
+    return len(data) > OFF_LOOP_BYTES or json_values(data) > OFF_LOOP_VALUES
 #: events read on the event loop between two yields to the other requests
 EVENTS_PER_YIELD = 2_000
 
@@ -251,6 +265,7 @@ class StreamResponder(Responder[Exchange]):
         super().__init__(ex)
         self.buffered = buffered
         self.parser = wire.SSEParser(max_events=ex.max_stream_events)
+        self._values = 0  # JSON values of the event being read, about (see _parse)
         self.decoder: wire.Decoder | None = None
         # None: not open yet (the events before the answer's first text go out as they come), or, without an adapter,
         # the body goes out as received (unread)
@@ -321,9 +336,14 @@ class StreamResponder(Responder[Exchange]):
         if len(data) > OFF_LOOP_BYTES:
             return await asyncio.to_thread(lambda: self._feed(self._decode(data, more), more))
         data = self._decode(data, more)  # a small compressed piece may decode to a large one
-        if len(data) + self.parser.pending > OFF_LOOP_BYTES:
-            return await asyncio.to_thread(self._feed, data, more)
-        return self._feed(data, more)
+        self._values += json_values(data)  # of the event being read: its pieces may be small, it is not
+        if len(data) + self.parser.pending > OFF_LOOP_BYTES or self._values > OFF_LOOP_VALUES:
+            events = await asyncio.to_thread(self._feed, data, more)
+        else:
+            events = self._feed(data, more)
+        if events:
+            self._values = json_values(self.parser.pending_bytes)
+        return events
 
     async def body(self, data: bytes, more: bool) -> None:
         adapter = self.adapter
@@ -350,7 +370,8 @@ class StreamResponder(Responder[Exchange]):
                 return
             gate = self._open(adapter)
         due = False
-        if sum(len(ev.raw) for ev in events[first:]) > OFF_LOOP_BYTES:
+        if sum(len(ev.raw) for ev in events[first:]) > OFF_LOOP_BYTES or \
+                sum(json_values(ev.raw) for ev in events[first:]) > OFF_LOOP_VALUES:
             # a large event's fields are read in a worker thread, as its JSON was parsed (a walk over 12M numbers)
             due = await asyncio.to_thread(_offer_all, gate, events[first:])
         else:

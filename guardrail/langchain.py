@@ -373,6 +373,8 @@ class _ChainFeed:
         self.start = time.perf_counter()
         self.question = str(input.get(owner.question_key, "")) if isinstance(input, dict) else ""
         self.contexts: list[str] | None = None
+        self._context: Any = None  # the context's pieces merged so far, as LangChain merges a stream's chunks
+        self._answered = False
 
     def split(self, chunk: Any) -> list[ChainDict]:
         o = self.owner
@@ -382,10 +384,28 @@ class _ChainFeed:
         if o.question_key in chunk and isinstance(chunk[o.question_key], str):
             self.question = chunk[o.question_key]
         if o.context_key in chunk:
-            self.contexts = _texts(chunk[o.context_key])
+            # a context streamed in pieces (a generator formatting the documents, a retriever yielding a list at a
+            # time) is all of them, merged as LangChain merges the chunks (strings and lists add up)
+            if self._answered:
+                raise ConfigurationError(f"the chain streamed more of {o.context_key!r} after {o.answer_key!r} had "
+                                         "begun: the guard judges the answer against the documents it has when the "
+                                         "answer starts; stream the documents first")
+            piece = chunk[o.context_key]
+            if self._context is None:
+                self._context = piece
+            else:
+                try:
+                    self._context = self._context + piece
+                except TypeError:
+                    raise ConfigurationError(
+                        f"the chain streamed {o.context_key!r} in pieces that do not add up ("
+                        f"{type(self._context).__name__} and {type(piece).__name__}): stream a list of documents "
+                        "or one string") from None
+            self.contexts = _texts(self._context)
         rest = {k: v for k, v in chunk.items() if k != o.answer_key}
         out = [rest] if rest else []
         if o.answer_key in chunk:
+            self._answered = True
             if self.contexts is None:
                 raise ConfigurationError(f"the chain streamed {o.answer_key!r} before {o.context_key!r}: the guard "
                                          "needs the documents first")

@@ -621,27 +621,6 @@ def source_name(name: str) -> bool:
     return True
 
 
-def answer_start(prompt: str, text: str) -> int:
-    r"""Where the answer starts in a completion ``text`` that repeats the caller's ``prompt`` first (``echo: true``),
-    as the guard's own splitter reads the two together: after the prompt when a sentence ends with it (a full stop,
-    a paragraph break after an unpunctuated instruction), else at the start of the prompt's last sentence, which the
-    completion finishes ("...\nA: Gift cards bought in the U.S. " + "can be returned." is one sentence, judged whole;
-    so is a soft line break, "A: Gift cards\n" + "can be returned.").
-
-    >>> answer_start("Policy: see below.\nA: Gift cards", "Policy: see below.\nA: Gift cards can be returned.")
-    19
-    >>> answer_start("Write a reply to a customer", "Write a reply to a customer\n\nGift cards cannot be returned.")
-    27
-    """
-    if not text.startswith(prompt):
-        return 0  # it departs from the prompt: the text is the answer, judged whole
-    end = len(prompt.rstrip())
-    for span in split_sentences(text):
-        if span.start < end <= span.end:
-            return len(prompt) if span.end <= end else span.start
-    return len(prompt)
-
-
 def names_only(title: str) -> bool:
     """A title that only names something ("Item", "Window", "Return window", "Product"): at most
     :data:`TITLE_MAX_WORDS` words, no digit and no punctuation inside, none of the words that make a statement (see

@@ -128,3 +128,65 @@ def test_a_surrogate_pair_split_across_chunks_is_one_character(gw: tuple[str, Te
     assert_delivered(post(gw[0], sid, question="Can I return a gift card?", contexts=GIFT, stream=True), sid)
     sid = script(events("Gift cards can be returned within 90 days. \U0001f381"), ctype="text/event-stream")
     assert_blocked(post(gw[0], sid, question="Can I return a gift card?", contexts=GIFT, stream=True))
+
+
+# --------------------------------------------------------------------------- round 42
+def test_an_echoed_soft_line_break_before_markup_is_one_sentence(gw: tuple[str, Telemetry]) -> None:
+    """"A: Gift cards\\n" + "**can** be returned.": a Markdown view joins the lines; the guard reads the rendered text,
+    so the prompt's last line is judged with the completion (the completion alone passed as a fragment)."""
+    prompt = "Q: Can I return a gift card?\nA: Gift cards\n"
+    for rest, delivered in (("**can** be returned.", False), ("<b>can</b> be returned.", False),
+                            ("**cannot** be returned.", True)):
+        body = {"model": "m", "prompt": prompt, "echo": True, "contexts": GIFT, "messages": None}
+        sid = script(dumps({"id": "c", "object": "text_completion", "created": 1, "model": "m",
+                            "choices": [{"index": 0, "text": prompt + rest, "finish_reason": "stop", "logprobs": None}]}))
+        r = post(gw[0], sid, path="/v1/completions", **body)
+        if delivered:
+            assert_delivered(r, sid)
+        else:
+            assert r.status_code == 400, r.text
+
+
+def test_token_bytes_under_a_piece_of_a_character_spell_the_text(gw: tuple[str, Telemetry]) -> None:
+    """A token that shows U+FFFD carries bytes of its own, but all the bytes together must spell the text: " cannot\\ufffd"
+    over the bytes of " can" rebuilt "Gift cards can be returned within 90 days." under a faithful text. A real split
+    character (an emoji over two tokens, or half a surrogate pair) is delivered."""
+    text = "Gift cards cannot be returned. \U0001f381"
+    emoji = "\U0001f381".encode()
+    good = [{"token": t, "logprob": -0.1, "bytes": list(b), "top_logprobs": []} for t, b in [
+        ("Gift", b"Gift"), (" cards", b" cards"), (" cannot", b" cannot"), (" be", b" be"), (" returned", b" returned"),
+        (".", b"."), (" \ufffd", b" " + emoji[:2]), ("\ufffd", emoji[2:])]]
+    bad = [dict(e) for e in good]
+    bad[2] = {**bad[2], "token": " cannot\ufffd", "bytes": list(b" can")}
+    bad[4] = {**bad[4], "token": " returned\ufffd", "bytes": list(b" returned within 90 days")}
+    for entries, delivered in ((good, True), (bad, False)):
+        body = chat(text)
+        body["choices"][0]["logprobs"] = {"content": entries}
+        sid = script(dumps(body))
+        r = post(gw[0], sid, question="Can I return a gift card?", contexts=GIFT)
+        if delivered:
+            assert_delivered(r, sid)
+        else:
+            assert r.status_code == 400 and "bytes spell a text other than" in r.text, r.text
+    # half a surrogate pair under its half of the text (a stream re-chunked by UTF-16 length): no crash, delivered
+    pieces = ['{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":'
+              '{"content":"Gift cards cannot be returned. \\ud83c"},"logprobs":{"content":[{"token":"\\ud83c",'
+              '"logprob":-0.1,"bytes":[240,159,142],"top_logprobs":[]}]},"finish_reason":null}]}',
+              '{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":'
+              '{"content":"\\udf81"},"logprobs":{"content":[{"token":"\\udf81","logprob":-0.1,"bytes":[129],'
+              '"top_logprobs":[]}]},"finish_reason":null}]}']
+    sid = script([b"data: " + p.encode() + b"\n\n" for p in pieces] + sse(chunk({}, finish="stop")),
+                 ctype="text/event-stream")
+    assert_delivered(post(gw[0], sid, question="Can I return a gift card?", contexts=GIFT, stream=True), sid)
+
+
+def test_value_dense_json_is_read_off_the_event_loop() -> None:
+    """What decides that reading an answer is a worker thread's job: its size, or how many JSON values it holds (250 KB
+    of "[[[[0]]]]" costs twenty times the reading of 250 KB of text; /healthz stalled 0.4-0.8 s)."""
+    from guardrail.asgi_stream import OFF_LOOP_VALUES, costly
+
+    nested = b'{"x_groq": ' + b"[[[[[[[[0]]]]]]]]," * 14_000 + b"0}"
+    assert len(nested) < 256 * 1024 and costly(nested)
+    assert costly(b"[" + b"0," * (OFF_LOOP_VALUES + 1) + b"0]")
+    text = json.dumps({"choices": [{"delta": {"content": "Gift cards cannot be returned. " * 8000}}]}).encode()
+    assert len(text) < 256 * 1024 and not costly(text)

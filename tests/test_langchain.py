@@ -222,3 +222,27 @@ def test_a_context_formatted_into_one_string_is_one_passage(evaluator: Evaluator
     assert "".join(c.get("answer", "") for c in chain(GOOD).stream(QUESTION)) == GOOD
     with pytest.raises(GuardrailBlocked, match="Mars"):
         chain(BAD).invoke(QUESTION)
+
+
+def test_a_context_streamed_in_pieces_is_all_of_them(evaluator: Evaluator) -> None:
+    """A generator formatting the documents streams the context in pieces; LangChain merges them (its ``invoke``
+    reads them all), and so does the guard: it judged against the last piece alone, passing what ``invoke`` blocks
+    and blocking what it passes."""
+    def chain(answer: str) -> GuardedChain:
+        def pieces(docs: Any) -> Any:  # a generator: LCEL streams each piece it yields
+            for d in DOCS:
+                yield d + "\n\n"
+
+        llm = GenericFakeChatModel(messages=iter([AIMessage(content=answer)] * 4))
+        prompt = ChatPromptTemplate.from_messages([("system", "Answer from: {context}"), ("human", "{input}")])
+        rag = RunnablePassthrough.assign(context=itemgetter("input") | RunnableLambda(pieces)).assign(
+            answer=prompt | llm | StrOutputParser())
+        return GuardedChain(Guard(evaluator, Policy(action="block")), rag)
+
+    first_only = "Items can be returned within 30 days of delivery."  # supported by the first document only
+    streamed = list(chain(first_only).stream(QUESTION))
+    assert "".join(c.get("answer", "") for c in streamed) == first_only
+    refund = "Refunds are issued to the original payment method within 5 business days."  # the second document
+    assert "".join(c.get("answer", "") for c in chain(refund).stream(QUESTION)) == refund
+    chunks = list(chain(BAD).stream(QUESTION))
+    assert "Mars" not in "".join(c.get("answer", "") for c in chunks) and chunks[-1]["guardrail"].action == "block"

@@ -1651,6 +1651,11 @@ def makes_claim(sentence: str) -> bool:
     return is_claim(sentence) and not is_refusal(sentence) and not yes_no_answer(sentence)
 
 
+def _capitalised(token: str) -> bool:
+    """A word written as a name: a capital first, or a brand's camel case ("iPhone", "eBay", "iOS")."""
+    return token[:1].isupper() or re.fullmatch(r"[a-z]{1,2}[A-Z][A-Za-z]*", token) is not None
+
+
 def _subject_end(tokens: list[str], aux_kind: str) -> int:
     """Index of the first token after the subject in the tokens that follow the question's auxiliary."""
     n = len(tokens)
@@ -1667,13 +1672,14 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
     elif re.fullmatch(r"\d[\d,.]*", first):
         i = 1
     start = i
-    # a proper name: a run of capitalised words (with "of"/"the"/"and" inside when a capital follows)
-    if i < n and tokens[i][:1].isupper():
+    # a proper name: a run of capitalised words (with "of"/"the"/"and" inside when a capital follows; a brand written
+    # in camel case, "iPhone", "eBay", is one)
+    if i < n and _capitalised(tokens[i]):
         j = i
-        while j < n and (tokens[j][:1].isupper() and not (j > i and tokens[j].lower() in DEMONYMS and j + 1 < n
-                                                            and tokens[j + 1][:1].islower())
+        while j < n and (_capitalised(tokens[j]) and not (j > i and tokens[j].lower() in DEMONYMS and j + 1 < n
+                                                           and tokens[j + 1][:1].islower())
                          or (j > i and re.fullmatch(r"\d{1,4}[A-Za-z]{0,3}", tokens[j]) is not None
-                             and tokens[j - 1][:1].isupper())  # a model's number: "the AeroBook 16", "iPhone 15"
+                             and _capitalised(tokens[j - 1]))  # a model's number: "the AeroBook 16", "iPhone 15"
                          or (tokens[j].lower() in {"of", "the", "and", "de", "'s"}
                                                       and j + 1 < n and tokens[j + 1][:1].isupper())
                          or (tokens[j] == "." and tokens[j - 1] in _TITLES)):  # "Dr. Smith"

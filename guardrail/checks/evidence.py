@@ -440,8 +440,12 @@ def other_values(text: str, about: frozenset[str], basis: EvidenceBasis, named: 
     out: list[str] = []
     first = re.split(r"[,;:()\u2014\u2013]|\s(?:and|but|while|whereas|which)\s", text, maxsplit=1)[0]
     for q in quantities(text, compound_words_only=True):
-        def same(k: Quantity) -> bool:  # a bare amount of money is money whatever follows it ("$25 per month")
-            return _measure(k) == _measure(q) if q.currency or k.currency else k.unit == q.unit
+        def same(k: Quantity) -> bool:
+            # amounts of money: of the same unit word ("$25" and "$999", "$25 per" and "$10 per"; not "45 cents"
+            # beside "$4.2 billion") and within a thousand times of each other
+            if q.currency and k.currency:
+                return k.unit == q.unit and max(k.value, q.value) <= 1000 * max(min(k.value, q.value), 1e-9)
+            return k.unit == q.unit and not (q.currency or k.currency)
 
         if not (q.unit or q.currency) or q.unit in ("am", "pm", "a.m", "p.m") or any(
                 q.stands_for(k) and same(k) for qs in own for k in qs):
@@ -566,14 +570,21 @@ def misplaced_values(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
         if len(says) < RETOLD_WORDS:
             continue
         measure = _measure(q)
-        support = rival = 0
-        for _, ws, ks in rows:
-            shared = len(says & ws)
+        whole = _said(text) - _said(q.phrase or q.written)  # the claim's words, its other clauses' too
+        holding: list[tuple[int, frozenset[str]]] = []  # each sentence holding the value: what it shares
+        rival, rival_ws = frozenset[str](), frozenset[str]()
+        for r, ws, ks in rows:
             if any(q.stands_for(k) for k in ks) or conversion_of(q, ks) is not None:
-                support = max(support, shared)
-            elif any(_measure(k) == measure and k.qualifier == q.qualifier for k in ks):
-                rival = max(rival, shared)
-        if rival >= max(RETOLD_WORDS, (len(says) + 1) // 2) and rival >= support + RETOLD_MARGIN:
+                # with the subject a pronoun of it points at ("On Fridays and Saturdays they cost $180.")
+                holding.append((len(says & (ws | r.subject)), whole & (ws | r.subject)))
+            elif any(_measure(k) == measure and k.qualifier == q.qualifier for k in ks) and \
+                    len(says & ws) > len(rival):
+                rival, rival_ws = says & ws, ws
+        support = max((n for n, _ in holding), default=0)
+        # the rival retells the clause, and says every word of the claim a sentence holding the value says (a
+        # condition of the claim's, "On Saturdays, ...", said only where the value is makes that the sentence retold)
+        if len(rival) >= max(RETOLD_WORDS, (len(says) + 1) // 2) and len(rival) >= support + RETOLD_MARGIN and \
+                all(h <= rival_ws for _, h in holding):
             out.append(q.phrase or q.written)
     return tuple(out)
 
@@ -821,7 +832,7 @@ def prefix_antonym_support(text: str, basis: EvidenceBasis) -> bool:
     # an opposite predicate (:data:`OPPOSITES`), clause by clause: "The store is not open on Sundays." for "The store
     # is closed on Sundays and public holidays."; not "E-bikes are allowed on the trail." for "Bicycles are not
     # prohibited on the trail, but e-bikes are."
-    for w in {x.lower() for x in words(text)} & _OPPOSITE.keys():
+    for w in {x.lower() for x in words(_OTHER_SENSE.sub(" ", text))} & _OPPOSITE.keys():
         mine, other = _OPPOSITE[w]
         own = _clause_of(text, w)
         rest = frozenset(content_stems(_without(own, w))) - negations - {"it"}
@@ -854,16 +865,22 @@ def _antonyms_held(text: str, basis: EvidenceBasis, lexical: bool = False) -> li
 #: predicates that say the opposite of each other, each side with its forms: "The store is open on Sundays." for "The
 #: store is closed on Sundays." is entailed at 0.6-0.8 (the model reads the rest of the copy)
 OPPOSITES = """
-open opens opened | closed close closes
-enabled enable enables | disabled disable disables
-start starts started begin begins began | end ends ended
-arrive arrives arrived | depart departs departed
-raise raises raised | lower lowers lowered
-increase increases increased | decrease decreases decreased reduce reduces reduced
-accept accepts accepted | decline declines declined reject rejects rejected
+open opens opened opening | closed close closes closing
+enabled enable enables enabling | disabled disable disables disabling
+start starts started starting begin begins began beginning | end ends ended ending
+arrive arrives arrived arriving | depart departs departed departing
+raise raises raised raising | lower lowers lowered lowering
+increase increases increased increasing | decrease decreases decreased decreasing reduce reduces reduced reducing
+accept accepts accepted accepting | decline declines declined declining reject rejects rejected rejecting
 allowed permitted | prohibited forbidden banned
-include includes included | exclude excludes excluded
+include includes included including | exclude excludes excluded excluding
 """
+#: a word of :data:`OPPOSITES` in another sense: "close to the station" (near), "the opening hours" (a name)
+_OTHER_SENSE = re.compile(r"(?i)\bclose(?=\s+(?:to|by)\b|-)|\b(?:opening|closing)(?=\s+(?:hours|times?|date|day|"
+                          r"ceremony|remarks|balance|statement))")
+#: a clause that is an exception to the one before it: it says no predicate of its own ("..., except registered
+#: assistance dogs")
+_EXCEPTION_CLAUSE = re.compile(r"(?i)^\W*(?:except|excepting|apart\s+from|other\s+than|unless|save\s+for|excluding)\b")
 #: each word of :data:`OPPOSITES`: (the words of its side, the words of the other side)
 _OPPOSITE: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     w: (frozenset(mine.split()), frozenset(other.split()))
@@ -878,7 +895,7 @@ def opposite_copy(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
     arrive at Terminal 2 and depart from Terminal 1."; "The summer sale ends on June 1." beside "... starts on June 1
     and ends on June 30." Read clause by clause (:func:`_predicate_units`). Short claims are no near copies for
     :func:`swapped_words`, and the model reads the rest of the copy as support."""
-    claim = dict.fromkeys(w.lower() for w in words(text))
+    claim = dict.fromkeys(w.lower() for w in words(_OTHER_SENSE.sub(" ", text)))
     negations = frozenset(content_stems(" ".join(NEGATIONS)))
     out: list[str] = []
     for w in (w for w in claim if w in _OPPOSITE):
@@ -923,18 +940,23 @@ def _predicate_units(sentence: str, predicates: frozenset[str]) -> list[tuple[fr
     has the sentence's (the words before its first predicate: "and depart from Terminal 1" is the flights'); a clause
     with no predicate of its own says the last one before it ("open Monday to Friday ... and on Saturdays from 9 to
     1"); a sentence whose coordination is of nouns ("closed on Sundays and public holidays") is read whole too."""
-    found = [m for m in re.finditer(r"[A-Za-z]+", sentence) if m.group().lower() in predicates]
+    plain = _OTHER_SENSE.sub(" ", sentence)
+    found = [m for m in re.finditer(r"[A-Za-z]+", plain) if m.group().lower() in predicates]
     if not found:
         return []
-    subject = frozenset(content_stems(sentence[: found[0].start()]))
+    named = claim_subject(sentence)  # its subject, not every word before its first predicate (a verb's object too)
+    subject = frozenset(content_stems(named if named else sentence[: found[0].start()]))
     out: list[tuple[frozenset[str], dict[str, bool]]] = []
     last: dict[str, bool] = {}
-    for clause in _UNIT_BREAK.split(sentence):
+    for clause in _UNIT_BREAK.split(plain):
         said = {x.lower() for x in words(clause)} & predicates
-        if said:
+        if _EXCEPTION_CLAUSE.match(clause):
+            last = {}  # an exception says the opposite of the rule before it, or nothing of its own
+        elif said:
             last = {o: polar_negative(_without(clause, o)) for o in said}
         out.append((frozenset(content_stems(clause)) | subject, last))
-    if len({m.group().lower() for m in found}) == 1 and not _CONTRAST_WORD.search(sentence):
+    if len({m.group().lower() for m in found}) == 1 and not _CONTRAST_WORD.search(sentence) and all(
+            len(words(c)) <= 3 for c in _UNIT_BREAK.split(plain) if not {x.lower() for x in words(c)} & predicates):
         o = found[0].group().lower()
         out.append((frozenset(content_stems(sentence)), {o: polar_negative(_without(sentence, o))}))
     return out

@@ -266,6 +266,17 @@ _MAKE_SURE = re.compile(r"(?i)\s*(?:please\s+)?(?:make\s+sure|be\s+sure|ensure)\
 
 #: a reply that opens with a plain yes or no word (not an emoji or a pleasantry: "👍 Items can be returned ...")
 _PLAIN_YES_NO = re.compile(r"(?i)\W*(?:yes|no|nope|nah|yeah|yep|yup)\b")
+def _cut_off(statement: str) -> bool:
+    """A statement that stops before its end: on a word that needs one after it ("Gift cards can", "... can be",
+    "... of the"), or of three words or fewer ("you can return")."""
+    ws = words(statement)
+    return len(ws) <= 3 or bool(ws) and ws[-1].lower() in _NEEDS_MORE
+
+
+#: words a sentence does not end on: auxiliaries, determiners, prepositions, conjunctions
+_NEEDS_MORE = frozenset("""can could may might must shall should will would do does did is are was were be been being
+    have has had the a an this that these those my your our their its his her of to for with from in on at by as and or
+    but nor so than if when whether because not""".split())
 #: a sentence's end: its end mark (then closing quotes, brackets, emphasis or an emoji), or a closing bracket
 _ENDED = re.compile(r"(?:[.!?\u2026\u3002][\"'\u201d\u2019)\]*_`]*|[)\]])\W*$")
 
@@ -846,7 +857,7 @@ class FaithfulnessCheck:
                     # warm soapy water.") as contradicted by the very rule that makes it true ("rinse the filter with
                     # cold water only ... avoid hot water, detergent": 0.99; r35, 8 faithful answers of 273 blocked)
                     yes = bool(polarity(text)[0])
-                    if _ENDED.search(text) is None and asks_yes_no(q):
+                    if yes and _ENDED.search(text) is None and asks_yes_no(q) and _cut_off(made.statement):
                         # cut off before its end ("Yes, gift cards can", an answer stopped at its length limit or
                         # broken off): the statement is a fragment the model entails from anything (0.78), so the reply
                         # is judged as the yes or no it shows, as a bare "Yes." is

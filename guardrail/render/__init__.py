@@ -98,8 +98,9 @@ from guardrail.render.offsets import Pass, PassMap, Rendered
 from guardrail.render.structured import json_document
 from guardrail.render.tables import html_tables
 from guardrail.render.unicode import look_alikes, rtl_overrides, surrogate_pairs, unicode_forms
+from guardrail.text import split_sentences
 
-__all__ = ["Rendered", "render", "render_shown"]
+__all__ = ["Rendered", "answer_start", "render", "render_shown"]
 
 _PASSES: tuple[Pass, ...] = (surrogate_pairs, json_document, prose_fences, provenance_comments, struck_html, html_tables, definition_lists,
                              markdown_blocks, task_boxes, checklist_marks,
@@ -134,3 +135,29 @@ def _run(text: str, passes: tuple[Pass, ...]) -> Rendered:
         if m is not None:
             maps.append(m)
     return Rendered(text, current, tuple(maps))
+
+
+def answer_start(prompt: str, text: str) -> int:
+    r"""Where the answer starts in a completion ``text`` that repeats the caller's ``prompt`` first (``echo: true``),
+    as the guard reads the two together (rendered, then split into sentences): after the prompt when a sentence ends
+    with it (a full stop, a paragraph break after an unpunctuated instruction), else at the start of the prompt's last
+    sentence, which the completion finishes ("...\nA: Gift cards bought in the U.S. " + "can be returned." is one
+    sentence, judged whole; so is a soft line break before markup, "A: Gift cards\n" + "**can** be returned."). 0
+    when the text does not repeat the prompt (it is judged whole).
+
+    >>> answer_start("Policy: see below.\nA: Gift cards", "Policy: see below.\nA: Gift cards can be returned.")
+    19
+    >>> answer_start("Write a reply to a customer", "Write a reply to a customer\n\nGift cards cannot be returned.")
+    27
+    >>> answer_start("Q: Can I?\nA: Gift cards\n", "Q: Can I?\nA: Gift cards\n**can** be returned.")
+    10
+    """
+    if not text.startswith(prompt):
+        return 0
+    end = len(prompt.rstrip())
+    shown = render(text)
+    for span in split_sentences(shown.text):
+        start, stop = shown.to_source(span.start, span.end)
+        if start < end <= stop:
+            return len(prompt) if stop <= end else start
+    return len(prompt)

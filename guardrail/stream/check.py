@@ -35,11 +35,11 @@ from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
 from guardrail.checks.relevance import RetrievalRelevance
 from guardrail.checks.claims import makes_claim, polarity, yes_no_answer, yes_no_only, yes_no_statement
 from guardrail.checks.lexicon import looks_verb, tokenize
-from guardrail.text import answer_start, is_courtesy
+from guardrail.text import is_courtesy
 from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_fails, streams_hold_to_end
 from guardrail.errors import OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
-from guardrail.render import render
+from guardrail.render import answer_start, render
 from guardrail.render.markup import stylesheet
 from guardrail.render.unicode import terminal_controls
 from guardrail.stream.assembler import Sentence, SentenceAssembler

@@ -378,40 +378,53 @@ def logprob_tokens(logprobs: Any, key: str) -> list[str] | None:
 
 
 def check_logprobs(logprobs: Any, where: str, texts: Mapping[str, str]) -> None:
-    """The logprobs tokens of each key (``content``, ``refusal``, completions' ``tokens``) spell that text;
-    UnreadableError otherwise."""
+    """The logprobs tokens of each key (``content``, ``refusal``, completions' ``tokens``) spell that text, and so do
+    their bytes; UnreadableError otherwise."""
     for key, text in texts.items():
         tokens = logprob_tokens(logprobs, key)
         if tokens is not None and not tokens_agree(tokens, text):
             raise UnreadableError(f"{where}.logprobs.{key} spells a text other than the answer's")
-        check_token_bytes(logprobs.get(key) if isinstance(logprobs, dict) else None, f"{where}.logprobs.{key}")
+        check_token_bytes(logprobs.get(key) if isinstance(logprobs, dict) else None, f"{where}.logprobs.{key}", text)
 
 
 def check_token_list(entries: Any, where: str, text: str) -> None:
     """A list of logprobs entries beside one text (a content part's ``logprobs``, a Responses ``output_text`` part's
-    or delta event's): its tokens spell (a part of) the text, and each token's ``bytes`` are the token's own;
-    UnreadableError otherwise. Anything but a list of entries is left to the field's rule (:func:`token`)."""
+    or delta event's): its tokens spell (a part of) the text, and so do their bytes; UnreadableError otherwise.
+    Anything but a list of entries is left to the field's rule (:func:`token`)."""
     if not isinstance(entries, list):
         return
     tokens = logprob_tokens({"content": entries}, "content")
     if tokens is not None and not tokens_agree(tokens, text):
         raise UnreadableError(f"{where} spells a text other than the answer's")
-    check_token_bytes(entries, where)
+    check_token_bytes(entries, where, text)
 
 
-def check_token_bytes(entries: Any, where: str) -> None:
-    """Each entry's ``bytes`` (and its ``top_logprobs``' ) are the UTF-8 of its token, where the token is whole
-    text: a client rebuilds the text from the bytes (OpenAI's documented way), so bytes that say another word are
-    text nobody checked. A token that holds a piece of a character (U+FFFD, ``bytes:\\x..``) has bytes of their
-    own."""
+def _piece(token: str) -> bool:
+    """A token that holds a piece of a character (U+FFFD, ``bytes:\\x..``, half a surrogate pair): its bytes are
+    that piece, not its own UTF-8."""
+    return "\ufffd" in token or bool(_BYTE_TOKEN.search(token)) or any("\ud800" <= c <= "\udfff" for c in token)
+
+
+def check_token_bytes(entries: Any, where: str, text: str | None = None) -> None:
+    """The ``bytes`` of logprobs entries (and of their ``top_logprobs``) say what their tokens say: a client rebuilds
+    the text from the bytes (OpenAI's documented way), so bytes that say another word are text nobody checked. Each
+    whole token's bytes are its UTF-8; a token that holds a piece of a character has bytes of its own, and all the
+    entries' bytes together, decoded, spell (a part of) ``text`` as the tokens must."""
     if not isinstance(entries, list):
         return
+    joined = bytearray()
     for k, e in enumerate(entries):
         if not isinstance(e, dict):
             continue
         tok, raw = e.get("token"), e.get("bytes")
-        if isinstance(tok, str) and raw is not None and "\ufffd" not in tok and not _BYTE_TOKEN.search(tok):
-            whole = isinstance(raw, list) and all(type(b) is int and 0 <= b < 256 for b in raw)
-            if not (whole and bytes(raw) == tok.encode("utf-8")):
+        if raw is not None:
+            if not (isinstance(raw, list) and all(type(b) is int and 0 <= b < 256 for b in raw)):
+                raise UnreadableError(f"{where}[{k}].bytes are not a list of bytes")
+            if isinstance(tok, str) and not _piece(tok) and bytes(raw) != tok.encode("utf-8"):
                 raise UnreadableError(f"{where}[{k}].bytes are not the bytes of its token")
+            joined += bytes(raw)
+        elif isinstance(tok, str):
+            joined += tok.encode("utf-8", "surrogatepass")
         check_token_bytes(e.get("top_logprobs"), f"{where}[{k}].top_logprobs")
+    if text is not None and joined and not tokens_agree([joined.decode("utf-8", "replace")], text):
+        raise UnreadableError(f"{where}: the tokens' bytes spell a text other than the answer's")

@@ -87,6 +87,11 @@ class SSEParser:
         """Bytes fed that no event has completed yet (the event being read)."""
         return len(self._buf)
 
+    @property
+    def pending_bytes(self) -> bytes:
+        """Those bytes (a copy)."""
+        return bytes(self._buf)
+
     def feed(self, data: bytes) -> list[SSEEvent]:
         self._buf += data
         events: list[SSEEvent] = []
