@@ -118,6 +118,7 @@ PILLS = ["The medication lowers blood pressure and may cause dizziness."]
 HOURS = ["The store opens at 9 am and closes at 8 pm."]
 CLINIC = ["The clinic is open Monday to Friday from 8 a.m. to 6 p.m. and on Saturdays from 9 a.m. to 1 p.m. It is "
           "closed on Sundays and public holidays."]
+CHECK_IN = ["Online check-in opens 24 hours before departure and closes 90 minutes before departure."]
 TRAIL = ["Bicycles are not prohibited on the trail, but e-bikes are. Dogs must be kept on a leash."]
 
 
@@ -142,6 +143,9 @@ TRAIL = ["Bicycles are not prohibited on the trail, but e-bikes are. Dogs must b
     (CLINIC, "The clinic is open on Sundays.", ("open",)),
     # the claim's clause is what is compared, and a contrast's parts say different things
     (TRAIL, "Bicycles are allowed on the trail, but e-bikes aren't.", ()),
+    # a unit said another way is no other clause's ("an hour and a half" is the closing's "90 minutes")
+    (CHECK_IN, "Online check-in closes an hour and a half before departure.", ()),
+    (CHECK_IN, "Online check-in closes 24 hours before departure.", ("closes",)),
 ])
 def test_a_predicate_the_contexts_say_the_opposite_of(contexts: list[str], claim: str,
                                                       opposite: tuple[str, ...]) -> None:

@@ -901,7 +901,8 @@ def opposite_copy(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
     for w in (w for w in claim if w in _OPPOSITE):
         mine, other = _OPPOSITE[w]
         own = _clause_of(text, w)  # "Bicycles are allowed on the trail, but e-bikes aren't.": its first clause
-        rest = frozenset(content_stems(_without(own, w))) - negations - {"it"}
+        # (not its units: "an hour and a half" is the "90 minutes" of the clause that says it)
+        rest = frozenset(content_stems(_without(own, w))) - negations - {"it"} - _UNIT_STEMS
         if len(rest) < 2:
             continue
         negative_claim = polar_negative(_without(own, w))
