@@ -20,7 +20,10 @@ enums, counts, logprobs tokens, base64 data, request echoes) or makes the body o
 (:class:`UnreadableError`), as do two answer shapes at once (``choices`` and ``output``; a choice with ``message``
 and ``text``; a chunk with a ``response.*`` type; a stream that mixes them) and duplicate JSON keys. A reasoning trace
 (``reasoning_content``, Responses ``reasoning`` items and events) and web/file search calls are not the answer and
-are not checked.
+are not checked. Logprobs tokens beside a text (a choice's, a content part's, a Responses part's or delta event's)
+spell that text, and so do their ``bytes`` together (a token that shows U+FFFD or half a surrogate pair carries a
+piece of a character); an error's message beside an answer (``response.failed``, a Responses object with ``error``)
+is withheld, as nothing checked it.
 
 Tool-call arguments are read as the text of their string values (``{"answer": "..."}`` is checked as
 "..."), streamed ones incrementally (:class:`DeltaReader`, :class:`ArgumentsReader`).
