@@ -233,7 +233,7 @@ class SSEEvents:
         return wire.SSEEvent(wire.event_bytes(payload), payload)
 
 
-def _offer_all(gate: ReleaseGate, events: list[wire.SSEEvent]) -> bool:
+def _offer_all(gate: ReleaseGate[wire.SSEEvent], events: list[wire.SSEEvent]) -> bool:
     """Offer events to the gate until it stops; True when a check is due (see ReleaseGate.offer)."""
     due = False
     for ev in events:

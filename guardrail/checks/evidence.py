@@ -841,9 +841,9 @@ def prefix_antonym_support(text: str, basis: EvidenceBasis) -> bool:
             continue
         for chunk, spans in zip(basis.contexts, basis.index.sentences):
             for span in spans:
-                for unit, said in _predicate_units(span.of(chunk), mine | other):
-                    if rest <= unit and not said.keys() & mine and \
-                            any(negative != negative_claim for o, negative in said.items() if o in other):
+                for unit, preds in _predicate_units(span.of(chunk), mine | other):
+                    if rest <= unit and not preds.keys() & mine and \
+                            any(negative != negative_claim for o, negative in preds.items() if o in other):
                         return True
     return False
 
