@@ -374,6 +374,7 @@ class _ChainFeed:
         self.question = str(input.get(owner.question_key, "")) if isinstance(input, dict) else ""
         self.contexts: list[str] | None = None
         self._context: Any = None  # the context's pieces merged so far, as LangChain merges a stream's chunks
+        self._asked: str | None = None  # the same for the question
         self._answered = False
 
     def split(self, chunk: Any) -> list[ChainDict]:
@@ -382,7 +383,10 @@ class _ChainFeed:
             raise ConfigurationError(f"GuardedChain streams dict chunks (as create_retrieval_chain does), got "
                                      f"{type(chunk).__name__}: guard a chain that returns {{question, context, answer}}")
         if o.question_key in chunk and isinstance(chunk[o.question_key], str):
-            self.question = chunk[o.question_key]
+            # a question streamed in pieces (a chain that rewrites it token by token) is all of them, merged as
+            # LangChain merges the chunks; the first piece replaces the input's
+            self._asked = chunk[o.question_key] if self._asked is None else self._asked + chunk[o.question_key]
+            self.question = self._asked
         if o.context_key in chunk:
             # a context streamed in pieces (a generator formatting the documents, a retriever yielding a list at a
             # time) is all of them, merged as LangChain merges the chunks (strings and lists add up)

@@ -169,9 +169,12 @@ def test_token_bytes_under_a_piece_of_a_character_spell_the_text(gw: tuple[str, 
         else:
             assert r.status_code == 400 and "bytes spell a text other than" in r.text, r.text
     # half a surrogate pair under its half of the text (a stream re-chunked by UTF-16 length): no crash, delivered
+    words = [{"token": t, "logprob": -0.1, "bytes": list(t.encode()), "top_logprobs": []}
+             for t in ("Gift", " cards", " cannot", " be", " returned", ".")]
+    head = json.dumps(words)[1:-1]
     pieces = ['{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":'
-              '{"content":"Gift cards cannot be returned. \\ud83c"},"logprobs":{"content":[{"token":"\\ud83c",'
-              '"logprob":-0.1,"bytes":[240,159,142],"top_logprobs":[]}]},"finish_reason":null}]}',
+              '{"content":"Gift cards cannot be returned. \\ud83c"},"logprobs":{"content":[' + head + ',{"token":'
+              '" \\ud83c","logprob":-0.1,"bytes":[32,240,159,142],"top_logprobs":[]}]},"finish_reason":null}]}',
               '{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":'
               '{"content":"\\udf81"},"logprobs":{"content":[{"token":"\\udf81","logprob":-0.1,"bytes":[129],'
               '"top_logprobs":[]}]},"finish_reason":null}]}']
@@ -190,3 +193,52 @@ def test_value_dense_json_is_read_off_the_event_loop() -> None:
     assert costly(b"[" + b"0," * (OFF_LOOP_VALUES + 1) + b"0]")
     text = json.dumps({"choices": [{"delta": {"content": "Gift cards cannot be returned. " * 8000}}]}).encode()
     assert len(text) < 256 * 1024 and not costly(text)
+
+
+# --------------------------------------------------------------------------- round 43
+def test_an_echo_stream_waits_for_the_answers_first_sentence(gw: tuple[str, Telemetry]) -> None:
+    """"\\n**can " then "be** returned.": at the first word the markup is open, and the line read as its own sentence;
+    the stream now finds the answer's start once the answer's first sentence has ended, as the whole text does."""
+    prompt = "Q: Can I return a gift card?\nA: Gift cards"
+    for pieces, delivered in ((["\n**can ", "be** returned."], False), (["\n**cannot ", "be** returned."], True)):
+        events = [{"id": "c", "object": "text_completion", "choices": [{"index": 0, "text": p, "finish_reason": None}]}
+                  for p in [prompt, *pieces]]
+        sid = script(sse(*events, {"id": "c", "object": "text_completion",
+                                   "choices": [{"index": 0, "text": "", "finish_reason": "stop"}]}),
+                     ctype="text/event-stream")
+        r = post(gw[0], sid, path="/v1/completions", stream=True, model="m", prompt=prompt, echo=True,
+                 contexts=GIFT, messages=None)
+        if delivered:
+            assert_delivered(r, sid)
+        else:
+            shown = "".join(json.loads(e[6:])["choices"][0].get("text") or ""
+                            for e in r.text.split("\n\n") if e.startswith("data: {") and '"choices": [{' in e)
+            assert "can" not in shown.split("A: Gift cards", 1)[-1], shown
+
+
+def test_an_echoed_prompt_is_read_from_its_last_paragraph() -> None:
+    """Only the prompt's last paragraph can be finished by the answer: a long prompt (60 KB of definition lists, which
+    held the event loop for 5 s) costs no more than a short one, and the answer's start is the same."""
+    from guardrail.render import answer_start
+
+    long = "a\n: b\n" * 10_000 + "\n\nQ: Can I return a gift card?\nA: Gift cards"
+    assert answer_start(long, long + " can be returned.") == long.rindex("A: Gift cards")
+    assert answer_start(long + ".\n\n", long + ".\n\nGift cards cannot be returned.") == len(long) + 3
+
+
+def test_tokens_spell_the_text_in_order(gw: tuple[str, Telemetry]) -> None:
+    """Tokens that hold the text's characters in another order ("Gift cards: ✅ ... Other items: ❌" under "Gift cards:
+    ❌ ... Other items: ✅") or only a part of it that says something else are unreadable; the text's own tokens pass."""
+    text = "- Gift cards: \u274c\n- Other items: \u2705"
+    own = ["-", " Gift", " cards", ":", " \u274c", "\n", "-", " Other", " items", ":", " \u2705"]
+    swapped = ["-", " Gift", " cards", ":", " \u2705", "\n", "-", " Other", " items", ":", " \u274c"]
+    for tokens, delivered in ((own, True), (swapped, False)):
+        body = chat(text)
+        body["choices"][0]["logprobs"] = {"content": [{"token": t, "logprob": -0.1, "bytes": list(t.encode()),
+                                                       "top_logprobs": []} for t in tokens]}
+        sid = script(dumps(body))
+        r = post(gw[0], sid, question="What can I return?", contexts=GIFT)
+        if delivered:
+            assert_delivered(r, sid)
+        else:
+            assert r.status_code == 400 and "spells a text other than" in r.text, r.text

@@ -246,3 +246,19 @@ def test_a_context_streamed_in_pieces_is_all_of_them(evaluator: Evaluator) -> No
     assert "".join(c.get("answer", "") for c in chain(refund).stream(QUESTION)) == refund
     chunks = list(chain(BAD).stream(QUESTION))
     assert "Mars" not in "".join(c.get("answer", "") for c in chunks) and chunks[-1]["guardrail"].action == "block"
+
+
+def test_a_question_streamed_in_pieces_is_all_of_them(evaluator: Evaluator) -> None:
+    """A chain that rewrites the question streams it token by token under the question key; the guard judged the
+    answer against the last piece ("card?") and refused a faithful "No."."""
+    docs = ["Gift cards cannot be returned.", "Other items can be returned within 30 days."]
+
+    def rewrite(_: Any) -> Any:
+        yield from ("Can ", "I ", "return ", "a ", "gift ", "card?")
+
+    llm = GenericFakeChatModel(messages=iter([AIMessage(content="No.")] * 2))
+    prompt = ChatPromptTemplate.from_messages([("system", "Answer from: {context}"), ("human", "{input}")])
+    rag = RunnablePassthrough.assign(input=RunnableLambda(rewrite)).assign(context=RunnableLambda(lambda _: docs)) \
+        .assign(answer=prompt | llm | StrOutputParser())
+    chunks = list(GuardedChain(Guard(evaluator, Policy(action="block")), rag).stream({"input": "gift card return?"}))
+    assert "".join(c.get("answer", "") for c in chunks) == "No." and chunks[-1]["guardrail"].action == "pass"

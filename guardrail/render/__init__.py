@@ -154,10 +154,18 @@ def answer_start(prompt: str, text: str) -> int:
     """
     if not text.startswith(prompt):
         return 0
-    end = len(prompt.rstrip())
-    shown = render(text)
+    # only the prompt's last paragraph can be finished by the answer, and only the answer's first sentence can finish
+    # it: the rest is not read (a long prompt costs no more than a short one)
+    cut = max(prompt.rfind("\n\n", 0, max(0, len(prompt.rstrip()) - 1)) + 2, len(prompt) - ECHO_TAIL_CHARS, 0)
+    stop_at = len(prompt) + ECHO_TAIL_CHARS
+    end = len(prompt.rstrip()) - cut
+    shown = render(text[cut:stop_at])
     for span in split_sentences(shown.text):
         start, stop = shown.to_source(span.start, span.end)
         if start < end <= stop:
-            return len(prompt) if stop <= end else start
+            return len(prompt) if stop <= end else cut + start
     return len(prompt)
+
+
+#: how much of an echoed prompt's end, and of the answer after it, :func:`answer_start` reads
+ECHO_TAIL_CHARS = 2000

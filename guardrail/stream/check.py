@@ -114,9 +114,9 @@ class _Tally:
 
 #: what may start a style sheet in a streamed answer, and how much of the text before a chunk is kept to find one cut
 #: over two chunks (the whole text is then looked at: :func:`~guardrail.render.markup.stylesheet`)
-#: the answer's first word after an echoed prompt (and the character after it): enough for the splitter to say whether
-#: a sentence ended with the prompt
-_FIRST_WORD = re.compile(r"\s*\S+\s")
+#: the end of the answer's first sentence after an echoed prompt (an end mark and white space, or a paragraph break
+#: after some text): enough to say whether a sentence ended with the prompt
+_FIRST_SENTENCE = re.compile(r"\S.*?(?:[.!?\u2026\u3002][\"')\]*_`]*\s|\n[ \t]*\n\s*\S)", re.S)
 _STYLE_START = re.compile(r"<(?:style|link)", re.I)
 _STYLE_TAIL = 8
 #: how much a held stream re-reads, as a multiple of the text fed. A chunk that may end a sentence has the held text
@@ -223,8 +223,10 @@ class StreamGuard:
             return False
         text = self.text
         if text.startswith(self._echo):
-            if not final and not _FIRST_WORD.match(text, len(self._echo)):
-                return True  # what follows the prompt decides where a sentence ends ("U.S. " + "can be ...")
+            if not final and not _FIRST_SENTENCE.search(text, len(self._echo)):
+                # what follows the prompt decides where a sentence ends ("U.S. " + "can be ..."; "\n**can " + "be**
+                # returned." once its markup closes): it is read when the answer's first sentence has ended
+                return True
             self._base, self._echo = answer_start(self._echo, text), ""
             return False
         if self._echo.startswith(text):

@@ -226,10 +226,19 @@ def choice_text(choice: dict[str, Any], where: str, echo: f.Echo = None) -> str:
 
 
 def check_token_spelling(choice: dict[str, Any], text: str, where: str) -> None:
-    """A choice's logprobs tokens (``content`` and ``refusal``) spell a part of the text the guard read of it (a
-    chunk's: of its delta); anything else is unreadable."""
-    if choice.get("logprobs") is not None:
-        f.check_logprobs(choice["logprobs"], where, {"content": text, "refusal": text})
+    """A choice's logprobs tokens (``content`` and ``refusal``) spell its content and its refusal (a chunk's: its
+    delta's), whole and in order; anything else is unreadable."""
+    if choice.get("logprobs") is None:
+        return
+    message = choice.get("message") if isinstance(choice.get("message"), dict) else choice.get("delta")
+    message = message if isinstance(message, dict) else {}
+    content = message.get("content")
+    if isinstance(content, list):  # parts: their texts in order
+        content = "".join(str(p.get("text") or p.get("refusal") or "") for p in content if isinstance(p, dict))
+    refusal = message.get("refusal")
+    # a field that is empty leaves its tokens to spell the choice's text (an answer in a tool call or a transcript)
+    f.check_logprobs(choice["logprobs"], where, {"content": content if isinstance(content, str) and content else text,
+                                                  "refusal": refusal if isinstance(refusal, str) and refusal else text})
 
 
 @dataclass(frozen=True, slots=True)

@@ -347,18 +347,35 @@ def _ascii(s: str) -> str:
 
 
 def tokens_agree(tokens: list[str], text: str) -> bool:
-    """The logprobs tokens spell (a part of) ``text``: joined, with whitespace and the pieces of characters a tokenizer
-    splits across tokens (U+FFFD, ``bytes:\\x..``) set aside, their ASCII characters are a run of the text's, and
-    their other characters are among the text's. A token list that spells anything else is text a client can show
-    (token-highlighting views) that nobody checked."""
+    """The logprobs tokens spell ``text``, whole and in order, white space aside; a token piece of a character a
+    tokenizer split (U+FFFD, ``bytes:\\x..``, half a surrogate pair) stands for up to as many characters outside
+    ASCII as there are pieces in a row. A token list that spells anything else (another word, the same marks in
+    another order, a part of the text that says something else) is text a client can show (token-highlighting views)
+    that nobody checked."""
     joined = "".join(tokens)
     if joined == text or not joined.strip():
         return True
-    spelled = "".join(_BYTE_TOKEN.sub("", joined).replace("\ufffd", "").split())
+    spelled = "".join(_BYTE_TOKEN.sub("\ufffd", joined).split())
     target = "".join(text.split())
-    if _ascii(spelled) not in _ascii(target):
-        return False
-    return not (Counter(c for c in spelled if ord(c) >= 128) - Counter(c for c in target if ord(c) >= 128))
+    states = {0}  # positions in the target the spelling so far may end at
+    i, n = 0, len(spelled)
+    while i < n and states:
+        c = spelled[i]
+        if c == "\ufffd" or "\ud800" <= c <= "\udfff":
+            k = i
+            while k < n and (spelled[k] == "\ufffd" or "\ud800" <= spelled[k] <= "\udfff"):
+                k += 1
+            pieces, nxt = k - i, set()
+            for at in states:
+                for m in range(0, pieces + 1):  # a piece may also be the very character the text holds
+                    if at + m > len(target) or any(ord(ch) < 128 for ch in target[at:at + m]):
+                        break
+                    nxt.add(at + m)
+            states, i = nxt, k
+            continue
+        states = {at + 1 for at in states if at < len(target) and target[at] == c}
+        i += 1
+    return len(target) in states
 
 
 def logprob_tokens(logprobs: Any, key: str) -> list[str] | None:
