@@ -12,7 +12,7 @@ import pytest
 
 from block_mode import block_guard, both  # noqa: F401 - fixture
 from guardrail.checks.evidence import EvidenceBasis, misplaced_values, opposite_copy
-from guardrail.checks.grounding import quantities
+from guardrail.checks.grounding import KnownNumbers, quantities
 from guardrail.checks.premises import ContextIndex
 from guardrail.guard import Guard
 
@@ -183,3 +183,18 @@ def test_a_predicate_the_contexts_say_the_opposite_of(contexts: list[str], claim
 def test_times_currencies_and_opposites_whole_and_streamed(block_guard: Guard, question: str, contexts: list[str],
                                                            answer: str, want: str) -> None:
     assert both(block_guard, question, contexts, answer) == (want, want), answer
+
+
+@pytest.mark.parametrize(("context", "answer", "unsupported"), [
+    ("The usual adult dose is one 500 mg capsule three times a day.", "One 500 mg capsule twice a day.", ("twice",)),
+    ("The usual adult dose is one 500 mg capsule three times a day.", "Take it once a day.", ("once",)),
+    ("The usual adult dose is one 500 mg capsule three times a day.", "One capsule three times a day.", ()),
+    ("Take two tablets twice a day.", "Take two tablets 2 times a day.", ()),
+    ("Take two tablets twice a day.", "Take two tablets twice daily.", ()),
+    ("Take two tablets twice a day.", "Take two tablets three times a day.", ("three times",)),
+    # "once" that opens a clause counts nothing
+    ("Take two tablets twice a day. Once you feel better, keep taking them.",
+     "Once you feel better, keep taking them.", ()),
+])
+def test_a_frequency_in_one_word_is_a_count(context: str, answer: str, unsupported: tuple[str, ...]) -> None:
+    assert KnownNumbers([context]).unsupported(answer) == unsupported

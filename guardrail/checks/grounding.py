@@ -360,7 +360,19 @@ def quantities(text: str, *, compound_words_only: bool = False, ones: bool = Fal
         bound, start = _bound(text, m.start(), end)
         out.append(Quantity(value, unit, run.strip(), words=True, qualifier=qualifier, bound=bound,
                             phrase=text[start:end].strip(), hedged=_hedged(text, m.start())))
+    for m in () if compound_words_only else _FREQUENCY.finditer(text):  # "twice a day": 2 times (one word: a count)
+        bound, start = _bound(text, m.start(), m.end(1))
+        out.append(Quantity(float(_TIMES[m.group(1).lower()]), "time", m.group(1), words=True, bound=bound,
+                            phrase=text[start:m.end(1)].strip(), hedged=_hedged(text, m.start())))
     return out
+
+
+#: a frequency in one word, before the period it counts in ("twice a day", "once weekly"); not "once" that opens a
+#: clause ("Once you have registered, ...")
+_TIMES = {"once": 1, "twice": 2, "thrice": 3}
+_FREQUENCY = re.compile(r"(?i)\b(once|twice|thrice)\b(?=\s+(?:(?:a|an|per|every|each)\s+(?:day|week|fortnight|month|"
+                        r"year|hour|night|quarter|term|season)\b|(?:daily|weekly|monthly|yearly|annually|nightly|hourly)"
+                        r"\b))")
 
 
 def _bound(text: str, start: int, end: int) -> tuple[str, int]:
