@@ -103,18 +103,20 @@ def _logical_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
             break
         pos = nl + 1
     merged: list[tuple[int, int]] = []
+    last = ""  # the last line kept: whether the text so far ends a sentence is whether it does (linear, not the whole)
     for l_start, l_end in lines:
         line = text[l_start:l_end]
         if not line.strip():
             continue
         if merged:
-            prev = text[merged[-1][0] : merged[-1][1]]
             starts_item = _LIST_MARKER.match(line) is not None
-            prev_done = _TERMINAL.search(prev) is not None
+            prev_done = _TERMINAL.search(last) is not None
+            last = line
             lower_start = line.lstrip()[:1].islower()
             if not starts_item and not prev_done and lower_start:
                 merged[-1] = (merged[-1][0], l_end)
                 continue
+        last = line
         merged.append((l_start, l_end))
     return merged
 
