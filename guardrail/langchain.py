@@ -395,7 +395,9 @@ class _ChainFeed:
                                          "begun: the guard judges the answer against the documents it has when the "
                                          "answer starts; stream the documents first")
             piece = chunk[o.context_key]
-            if self._context is None:
+            if piece is None:
+                pass  # nothing to add (LangChain's merge skips it too)
+            elif self._context is None:
                 self._context = piece
             else:
                 try:
@@ -405,7 +407,7 @@ class _ChainFeed:
                         f"the chain streamed {o.context_key!r} in pieces that do not add up ("
                         f"{type(self._context).__name__} and {type(piece).__name__}): stream a list of documents "
                         "or one string") from None
-            self.contexts = _texts(self._context)
+            self.contexts = _texts(self._context) if self._context is not None else self.contexts
         rest = {k: v for k, v in chunk.items() if k != o.answer_key}
         out = [rest] if rest else []
         if o.answer_key in chunk:

@@ -136,6 +136,9 @@ def _prepare(kwargs: dict[str, Any], default_headers: Mapping[str, Any]) -> tupl
         )
     if isinstance(contexts, str):
         raise ConfigurationError("contexts= must be a list of strings, got one string: pass contexts=[text]")
+    if isinstance(contexts, Mapping):
+        raise ConfigurationError("contexts= must be a list of strings, got a mapping (its keys are no passages): "
+                                 "pass contexts=list(passages.values())")
     try:
         contexts = list(contexts)  # read once: a generator or map() is used up by the check below
     except TypeError:

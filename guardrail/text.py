@@ -112,7 +112,10 @@ def _logical_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
             starts_item = _LIST_MARKER.match(line) is not None
             prev_done = _TERMINAL.search(last) is not None
             last = line
-            lower_start = line.lstrip()[:1].islower()
+            # an emphasis, code or link mark before the word does not make a new sentence: "Gift cards\n**can be
+            # returned." reads as one, whether or not the mark closes in this line (a stream judges the line before
+            # its closing mark arrives)
+            lower_start = line.lstrip().lstrip("*_`[~")[:1].islower()
             if not starts_item and not prev_done and lower_start:
                 merged[-1] = (merged[-1][0], l_end)
                 continue

@@ -195,3 +195,5 @@ def test_contexts_from_a_generator_are_read_once(base_url: str, evaluator: Evalu
         c.chat.completions.create(model="fake", messages=MSGS, contexts=CTX[0], extra_body={"answer": good})
     with pytest.raises(ConfigurationError, match="got int"):
         c.chat.completions.create(model="fake", messages=MSGS, contexts=3, extra_body={"answer": good})
+    with pytest.raises(ConfigurationError, match="got a mapping"):
+        c.chat.completions.create(model="fake", messages=MSGS, contexts={"doc1": CTX[0]}, extra_body={"answer": good})

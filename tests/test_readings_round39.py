@@ -109,6 +109,7 @@ HOTEL = ["Check-in starts at 3:00 PM and check-out is at 11 am. Breakfast is ser
 SHIPPING = ["Standard shipping costs $5. Express shipping costs $15. Orders over $50 ship free."]
 FEES = ["The late fee is $25. The replacement card fee is $10."]
 IPHONE = ["The iPhone 15 starts at $799. The iPhone 15 Pro starts at $999."]
+BIG_FEES = ["The late fee is $1,200. The cancellation fee is $2,500."]
 STORE = ["Opening hours: the store is open from 9 am to 6 pm on weekdays and from 10 am to 4 pm on Saturdays. "
          "The store is closed on Sundays and public holidays."]
 TWO_FA = ["Two-factor authentication is disabled by default. Administrators can enable it in the security settings."]
@@ -163,6 +164,9 @@ def test_a_predicate_the_contexts_say_the_opposite_of(contexts: list[str], claim
     ("How much is express shipping?", SHIPPING, "Express shipping costs $5.", "block"),  # standard's price
     ("What is the late fee?", FEES, "The late fee is $10.", "block"),
     ("What is the late fee?", FEES, "The late fee is $25.", "pass"),
+    # a figure's thousands comma is no clause break
+    ("What is the late fee?", BIG_FEES, "The late fee is $2,500.", "block"),
+    ("What is the late fee?", BIG_FEES, "The late fee is $1,200.", "pass"),
     # a brand in camel case is a name, its model number part of it: "It" is the iPhone 15 Pro, not "the iPhone"
     ("What does the iPhone 15 Pro cost?", IPHONE, "It starts at $799.", "block"),
     ("What does the iPhone 15 Pro cost?", IPHONE, "It starts at $999.", "pass"),

@@ -1652,8 +1652,9 @@ def makes_claim(sentence: str) -> bool:
 
 
 def _capitalised(token: str) -> bool:
-    """A word written as a name: a capital first, or a brand's camel case ("iPhone", "eBay", "iOS")."""
-    return token[:1].isupper() or re.fullmatch(r"[a-z]{1,2}[A-Z][A-Za-z]*", token) is not None
+    """A word written as a name: a capital first, or a brand's camel case ("iPhone", "eBay"; not a unit: "kWh",
+    "mAh", "pH")."""
+    return token[:1].isupper() or re.fullmatch(r"[a-z]{1,2}[A-Z][a-z]{2,}[A-Za-z]*", token) is not None
 
 
 def _subject_end(tokens: list[str], aux_kind: str) -> int:

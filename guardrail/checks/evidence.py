@@ -438,7 +438,7 @@ def other_values(text: str, about: frozenset[str], basis: EvidenceBasis, named: 
     if not own:
         return ()
     out: list[str] = []
-    first = re.split(r"[,;:()\u2014\u2013]|\s(?:and|but|while|whereas|which)\s", text, maxsplit=1)[0]
+    first = _CLAUSE_BREAK.split(text, maxsplit=1)[0]
     for q in quantities(text, compound_words_only=True):
         def same(k: Quantity) -> bool:
             # amounts of money: of the same unit word ("$25" and "$999", "$25 per" and "$10 per"; not "45 cents"
@@ -450,7 +450,8 @@ def other_values(text: str, about: frozenset[str], basis: EvidenceBasis, named: 
         if not (q.unit or q.currency) or q.unit in ("am", "pm", "a.m", "p.m") or any(
                 q.stands_for(k) and same(k) for qs in own for k in qs):
             continue  # a time of day is a point, not an amount: a subject has many ("16 GB" is no "AeroBook 16")
-        if q.currency and (q.value not in basis.numbers.values or q.written not in first):
+        if q.currency and (q.value not in basis.numbers.values or not re.search(
+                rf"(?<![\d.,]){re.escape(q.written)}(?![\d])", first)):
             # a price no context holds is the number rule's (a total worked out: "$300 a year"); one after the
             # clause that names the subject may be another thing's ("The single article limit is £300, within an
             # overall baggage limit of £1,500")
@@ -537,6 +538,9 @@ def bound_elsewhere(text: str, about: frozenset[str], basis: EvidenceBasis) -> t
     return tuple(out)
 
 
+#: where a claim's clauses part: a comma, semicolon or colon that is no figure's ("$2,500", "3:30 pm"), brackets, dashes,
+#: a coordinating or relative word
+_CLAUSE_BREAK = re.compile(r"\s*(?:(?<!\d)[,;:]|[,;:](?!\d)|[()\u2014\u2013])\s*|\s+(?:and|but|while|whereas|which|so)\s+")
 #: how many of a claim clause's words a context sentence must share, and how many more than any sentence stating the
 #: clause's value, to be the sentence the clause retells (:func:`misplaced_values`)
 RETOLD_WORDS = 3
@@ -557,7 +561,7 @@ def misplaced_values(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
     rows = basis.read_quantities
     if not rows:
         return ()
-    clauses = [c for c in re.split(r"\s*[,;:()\u2014\u2013]\s*|\s+(?:and|but|while|whereas|which|so)\s+", text) if c]
+    clauses = [c for c in _CLAUSE_BREAK.split(text) if c]
     out: list[str] = []
     for q in quantities(text, compound_words_only=True):
         if not (q.unit or q.currency) or q.hedged or q.unit in ("am", "pm", "a.m", "p.m") or \
@@ -835,7 +839,7 @@ def prefix_antonym_support(text: str, basis: EvidenceBasis) -> bool:
     for w in {x.lower() for x in words(_OTHER_SENSE.sub(" ", text))} & _OPPOSITE.keys():
         mine, other = _OPPOSITE[w]
         own = _clause_of(text, w)
-        rest = frozenset(content_stems(_without(own, w))) - negations - {"it"}
+        rest = frozenset(content_stems(_without(own, w))) - negations - {"it"} - _UNIT_STEMS
         negative_claim = polar_negative(_without(own, w))
         if not rest:
             continue
@@ -923,7 +927,8 @@ def opposite_copy(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
 
 #: where a claim's or a context sentence's clauses part: a sentence's end inside it (a splitter may keep "1 p.m. It
 #: is closed" together), a comma, a semicolon, a coordinating or contrasting conjunction
-_UNIT_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|\s*[,;:]\s*|\s+(?:and|but|while|whereas|whilst|or)\s+(?=\S)")
+_UNIT_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|\s*(?:(?<!\d)[,;:]|[,;:](?!\d))\s*|"
+                         r"\s+(?:and|but|while|whereas|whilst|or)\s+(?=\S)")
 
 
 #: a contrast inside a sentence: its parts say different things ("not prohibited on the trail, but e-bikes are")

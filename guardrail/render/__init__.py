@@ -100,7 +100,7 @@ from guardrail.render.tables import html_tables
 from guardrail.render.unicode import look_alikes, rtl_overrides, surrogate_pairs, unicode_forms
 from guardrail.text import split_sentences
 
-__all__ = ["Rendered", "answer_start", "render", "render_shown"]
+__all__ = ["Rendered", "answer_start", "echo_span", "render", "render_shown"]
 
 _PASSES: tuple[Pass, ...] = (surrogate_pairs, json_document, prose_fences, provenance_comments, struck_html, html_tables, definition_lists,
                              markdown_blocks, task_boxes, checklist_marks,
@@ -138,33 +138,42 @@ def _run(text: str, passes: tuple[Pass, ...]) -> Rendered:
 
 
 def answer_start(prompt: str, text: str) -> int:
+    r"""Where the answer starts in ``text`` (see :func:`echo_span`)."""
+    return echo_span(prompt, text)[0]
+
+
+def echo_span(prompt: str, text: str) -> tuple[int, int]:
     r"""Where the answer starts in a completion ``text`` that repeats the caller's ``prompt`` first (``echo: true``),
     as the guard reads the two together (rendered, then split into sentences): after the prompt when a sentence ends
     with it (a full stop, a paragraph break after an unpunctuated instruction), else at the start of the prompt's last
     sentence, which the completion finishes ("...\nA: Gift cards bought in the U.S. " + "can be returned." is one
     sentence, judged whole; so is a soft line break before markup, "A: Gift cards\n" + "**can** be returned."). 0
-    when the text does not repeat the prompt (it is judged whole).
+    when the text does not repeat the prompt (it is judged whole). With it, where that sentence ends in ``text`` (the
+    prompt's end when the prompt ends it).
 
-    >>> answer_start("Policy: see below.\nA: Gift cards", "Policy: see below.\nA: Gift cards can be returned.")
-    19
-    >>> answer_start("Write a reply to a customer", "Write a reply to a customer\n\nGift cards cannot be returned.")
-    27
-    >>> answer_start("Q: Can I?\nA: Gift cards\n", "Q: Can I?\nA: Gift cards\n**can** be returned.")
-    10
+    >>> echo_span("Policy: see below.\nA: Gift cards", "Policy: see below.\nA: Gift cards can be returned.")
+    (19, 49)
+    >>> echo_span("Write a reply to a customer", "Write a reply to a customer\n\nGift cards cannot be returned.")
+    (27, 27)
+    >>> echo_span("Q: Can I?\nA: Gift cards\n", "Q: Can I?\nA: Gift cards\n**can** be returned.")
+    (10, 44)
+    >>> echo_span("Gift cards", "Gift cards can be returned.")
+    (0, 27)
     """
     if not text.startswith(prompt):
-        return 0
+        return 0, 0
     # only the prompt's last paragraph can be finished by the answer, and only the answer's first sentence can finish
     # it: the rest is not read (a long prompt costs no more than a short one)
-    cut = max(prompt.rfind("\n\n", 0, max(0, len(prompt.rstrip()) - 1)) + 2, len(prompt) - ECHO_TAIL_CHARS, 0)
+    paragraph = prompt.rfind("\n\n", 0, max(0, len(prompt.rstrip()) - 1))
+    cut = max(paragraph + 2 if paragraph >= 0 else 0, len(prompt) - ECHO_TAIL_CHARS, 0)
     stop_at = len(prompt) + ECHO_TAIL_CHARS
     end = len(prompt.rstrip()) - cut
     shown = render(text[cut:stop_at])
     for span in split_sentences(shown.text):
         start, stop = shown.to_source(span.start, span.end)
         if start < end <= stop:
-            return len(prompt) if stop <= end else cut + start
-    return len(prompt)
+            return (len(prompt), len(prompt)) if stop <= end else (cut + start, cut + stop)
+    return len(prompt), len(prompt)
 
 
 #: how much of an echoed prompt's end, and of the answer after it, :func:`answer_start` reads

@@ -48,6 +48,13 @@ class SentenceAssembler:
         self._tail = ""  # fed and not yet released
         self._tail_start = 0  # its offset in the answer
         self._since_terminator: int | None = None  # characters fed since the last terminator
+        #: text up to this offset of the answer is one sentence however its raw lines read (an echoed prompt's last
+        #: sentence, finished by the answer, as the rendered text reads it: :meth:`join_until`)
+        self._joined_until = 0
+
+    def join_until(self, end: int) -> None:
+        """Read the text from the start of what is held up to offset ``end`` as one sentence."""
+        self._joined_until = max(self._joined_until, end)
 
     @property
     def end(self) -> int:
@@ -78,8 +85,9 @@ class SentenceAssembler:
         spans = split_sentences(tail)
         opens_json = self._tail_start == 0 and tail.lstrip()[:1] in ("{", "[")
         defines = ":" in tail and bool(_DEFINES.search(tail))
+        joined = self._joined_until - self._tail_start
         if "<" in tail or "~" in tail or "    " in tail or "\t" in tail or "|" in tail or "![" in tail or opens_json \
-                or defines:
+                or defines or joined > 0:
             # struck text, hidden HTML, code blocks and tables are read whole, as in the whole answer (a code block from
             # its indentation: alone, "<del>x</del>" of an indented block would read as struck, where a reader sees it
             # as written; a table's header line alone reads as a claim it is not)
@@ -94,6 +102,8 @@ class SentenceAssembler:
                 regions += [(m.start(), m.end()) for m in _DEFINES.finditer(tail)]
             if opens_json:  # an answer that is a JSON document is read by its values once it closes
                 regions += [(a, n if b is None and final else b) for a, b in json_regions(tail)]
+            if joined > 0:
+                regions.append((0, min(joined, n) if joined <= n or final else None))
             spans = _bridged(spans, sorted(regions, key=lambda r: r[0]), n, final)
         complete = spans if final else spans[:-1]
         if not complete and not final and len(tail) > self.max_sentence_chars:

@@ -39,7 +39,7 @@ from guardrail.text import is_courtesy
 from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_fails, streams_hold_to_end
 from guardrail.errors import OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
-from guardrail.render import answer_start, render
+from guardrail.render import ECHO_TAIL_CHARS, echo_span, render
 from guardrail.render.markup import stylesheet
 from guardrail.render.unicode import terminal_controls
 from guardrail.stream.assembler import Sentence, SentenceAssembler
@@ -114,9 +114,10 @@ class _Tally:
 
 #: what may start a style sheet in a streamed answer, and how much of the text before a chunk is kept to find one cut
 #: over two chunks (the whole text is then looked at: :func:`~guardrail.render.markup.stylesheet`)
-#: the end of the answer's first sentence after an echoed prompt (an end mark and white space, or a paragraph break
-#: after some text): enough to say whether a sentence ended with the prompt
-_FIRST_SENTENCE = re.compile(r"\S.*?(?:[.!?\u2026\u3002][\"')\]*_`]*\s|\n[ \t]*\n\s*\S)", re.S)
+#: the end of the answer's first paragraph after an echoed prompt (a blank line, then text): inline markup does not
+#: span it, so the prompt's last sentence is read with all of the answer that can finish it
+_PARAGRAPH_END = re.compile(r"\n[ \t]*\n[ \t\n]*\S")
+_NON_SPACE = re.compile(r"\S")
 _STYLE_START = re.compile(r"<(?:style|link)", re.I)
 _STYLE_TAIL = 8
 #: how much a held stream re-reads, as a multiple of the text fed. A chunk that may end a sentence has the held text
@@ -223,16 +224,29 @@ class StreamGuard:
             return False
         text = self.text
         if text.startswith(self._echo):
-            if not final and not _FIRST_SENTENCE.search(text, len(self._echo)):
-                # what follows the prompt decides where a sentence ends ("U.S. " + "can be ..."; "\n**can " + "be**
-                # returned." once its markup closes): it is read when the answer's first sentence has ended
+            if not final and not self._answer_settled(text):
+                # what follows the prompt decides where a sentence ends ("U.S. " + "can be ..."; "\n**can be
+                # returned. Other items ...**" once its markup closes): it is read once the answer's first paragraph
+                # has ended (or its first ECHO_TAIL_CHARS characters came, all answer_start reads), or at the end
                 return True
-            self._base, self._echo = answer_start(self._echo, text), ""
+            (self._base, finished), self._echo = echo_span(self._echo, text), ""
+            if finished > self._base:  # the prompt's last sentence, finished by the answer: one sentence, as rendered
+                self._sentences.join_until(finished)
             return False
         if self._echo.startswith(text):
             return True
         self._echo = ""  # it departs from the prompt: the text is the answer, judged whole
         return False
+
+    def _answer_settled(self, text: str) -> bool:
+        """The answer after the echoed prompt has ended its first paragraph, or is longer than what
+        :func:`~guardrail.render.echo_span` reads (each look reads at most that much: a stream of many small chunks
+        costs linear time)."""
+        start = len(self._echo)
+        if len(text) - start > ECHO_TAIL_CHARS:
+            return True
+        first = _NON_SPACE.search(text, start)
+        return first is not None and _PARAGRAPH_END.search(text, first.start()) is not None
 
     # ----------------------------------------------------------------- feeding
     @property

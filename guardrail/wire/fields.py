@@ -346,6 +346,13 @@ def _ascii(s: str) -> str:
     return "".join(c for c in s if ord(c) < 128)
 
 
+#: a high and a low surrogate in a row
+_PAIRED = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+#: how many places in the text a spelling with pieces of characters may end at before it is refused (the match stays
+#: linear in the tokens: pieces that alternate with characters would otherwise make it quadratic)
+_MAX_READINGS = 64
+
+
 def tokens_agree(tokens: list[str], text: str) -> bool:
     """The logprobs tokens spell ``text``, whole and in order, white space aside; a token piece of a character a
     tokenizer split (U+FFFD, ``bytes:\\x..``, half a surrogate pair) stands for up to as many characters outside
@@ -355,8 +362,15 @@ def tokens_agree(tokens: list[str], text: str) -> bool:
     joined = "".join(tokens)
     if joined == text or not joined.strip():
         return True
+    # halves of a surrogate pair in a row are the character they make, as a UTF-16 reader (a browser) joins them
+    joined = _PAIRED.sub(lambda m: m.group().encode("utf-16-le", "surrogatepass").decode("utf-16-le"), joined)
     spelled = "".join(_BYTE_TOKEN.sub("\ufffd", joined).split())
-    target = "".join(text.split())
+    target = "".join(_PAIRED.sub(lambda m: m.group().encode("utf-16-le", "surrogatepass").decode("utf-16-le"),
+                                 text).split())
+    # where the next ASCII character of the target is, from each position (a run of pieces spans no ASCII)
+    next_ascii = [len(target)] * (len(target) + 1)
+    for k in range(len(target) - 1, -1, -1):
+        next_ascii[k] = k if ord(target[k]) < 128 else next_ascii[k + 1]
     states = {0}  # positions in the target the spelling so far may end at
     i, n = 0, len(spelled)
     while i < n and states:
@@ -365,12 +379,12 @@ def tokens_agree(tokens: list[str], text: str) -> bool:
             k = i
             while k < n and (spelled[k] == "\ufffd" or "\ud800" <= spelled[k] <= "\udfff"):
                 k += 1
-            pieces, nxt = k - i, set()
-            for at in states:
-                for m in range(0, pieces + 1):  # a piece may also be the very character the text holds
-                    if at + m > len(target) or any(ord(ch) < 128 for ch in target[at:at + m]):
-                        break
-                    nxt.add(at + m)
+            nxt: set[int] = set()
+            for at in states:  # a piece may also be the very character the text holds, or none of it yet
+                hi = min(at + k - i, next_ascii[at])
+                if hi - at > _MAX_READINGS or len(nxt) > _MAX_READINGS:
+                    return False  # pieces that may stand for so many runs of the text say nothing checkable
+                nxt.update(range(at, hi + 1))
             states, i = nxt, k
             continue
         states = {at + 1 for at in states if at < len(target) and target[at] == c}
@@ -439,6 +453,8 @@ def check_token_bytes(entries: Any, where: str, text: str | None = None) -> None
                 raise UnreadableError(f"{where}[{k}].bytes are not a list of bytes")
             if isinstance(tok, str) and not _piece(tok) and bytes(raw) != tok.encode("utf-8"):
                 raise UnreadableError(f"{where}[{k}].bytes are not the bytes of its token")
+            if isinstance(tok, str) and len(raw) > 4 * max(len(tok), 1):
+                raise UnreadableError(f"{where}[{k}].bytes are more than its token's characters can hold")
             joined += bytes(raw)
         elif isinstance(tok, str):
             joined += tok.encode("utf-8", "surrogatepass")
