@@ -49,6 +49,9 @@ _BOUNDARY = re.compile(r"([.!?…]+|\.{3})([\"'”’»)\]]*)(\s+)")
 _GLUED = re.compile(r"(?<=[a-z]{3})\.(?=[A-Z][a-z])")
 _CAPITAL = re.compile(r"[A-ZÀ-ÖØ-Þ]")
 _TERMINAL = re.compile(r"[.!?…:;][\"'”’»)\]]*\s*$")
+#: what may lead a line that continues the sentence before it, before its first word: emphasis, code and link marks,
+#: an opening bracket or quote, an ampersand, an ellipsis ("...\n(gift cards too)", "...\n**can** be returned.")
+_LINE_LEAD = re.compile(r"[\s*_`\[~(\"'«‘“&…]*(?:\.{2,}\s*)?[\s*_`\[~(\"'«‘“&]*")
 
 
 def split_sentences(text: str) -> list[Span]:
@@ -115,7 +118,9 @@ def _logical_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
             # an emphasis, code or link mark before the word does not make a new sentence: "Gift cards\n**can be
             # returned." reads as one, whether or not the mark closes in this line (a stream judges the line before
             # its closing mark arrives)
-            lower_start = line.lstrip().lstrip("*_`[~")[:1].islower()
+            word = _LINE_LEAD.sub("", line, count=1)[:1]
+            # (nothing but marks yet: a stream's line whose first word has not come; read with the sentence before)
+            lower_start = word.islower() or not word
             if not starts_item and not prev_done and lower_start:
                 merged[-1] = (merged[-1][0], l_end)
                 continue

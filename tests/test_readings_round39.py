@@ -202,3 +202,23 @@ def test_times_currencies_and_opposites_whole_and_streamed(block_guard: Guard, q
 ])
 def test_a_frequency_in_one_word_is_a_count(context: str, answer: str, unsupported: tuple[str, ...]) -> None:
     assert KnownNumbers([context]).unsupported(answer) == unsupported
+
+
+GIFT = ["Gift cards and final-sale items cannot be returned. Other items can be returned within 30 days with a receipt."]
+
+
+@pytest.mark.parametrize(("answer", "want"), [
+    # round 47: a line that continues an unfinished sentence after a soft break is read with it, whatever mark leads
+    # it (a Markdown view joins the lines)
+    ("Other items can be returned within 30 days with a receipt\n(gift cards too)", "block"),
+    ("Other items can be returned within 30 days with a receipt\n& gift cards", "block"),
+    ("Other items can be returned within 30 days with a receipt\n(not gift cards)", "pass"),
+    # a link whose text holds two sentences: the stream reads the second without the link's "](url)", as the whole
+    # answer rendered does
+    ("[Gift cards cannot be returned. Other items can be returned within 30 days.](https://shop.example/returns)",
+     "pass"),
+    ("[Gift cards cannot be returned. Gift cards can be returned within 90 days.](https://shop.example/returns)",
+     "block"),
+])
+def test_soft_breaks_and_links_whole_and_streamed(block_guard: Guard, answer: str, want: str) -> None:
+    assert both(block_guard, "What can I return?", GIFT, answer) == (want, want), answer

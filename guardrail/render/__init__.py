@@ -86,6 +86,7 @@ from guardrail.render.blocks import (
     task_boxes,
 )
 from guardrail.render.markup import (
+    dangling_link_tails,
     hidden_html,
     hidden_regions,
     html_entities,
@@ -104,7 +105,7 @@ __all__ = ["Rendered", "answer_start", "echo_span", "render", "render_shown"]
 
 _PASSES: tuple[Pass, ...] = (surrogate_pairs, json_document, prose_fences, provenance_comments, struck_html, html_tables, definition_lists,
                              markdown_blocks, task_boxes, checklist_marks,
-                             citation_marks, inline_marks, list_numbers, html_entities, rtl_overrides, unicode_forms,
+                             citation_marks, dangling_link_tails, inline_marks, list_numbers, html_entities, rtl_overrides, unicode_forms,
                              look_alikes)
 
 

@@ -1330,3 +1330,29 @@ def prose_fences(text: str) -> tuple[str, PassMap | None]:
         return text, None
     out.copy(pos, len(text))
     return out.done()
+
+
+#: the end of a link whose text opened before the text read (``"...within 30 days.](https://shop.example)"``: a stream
+#: judges the sentences of a link's text one at a time)
+_LINK_TAIL = re.compile(r"\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)")
+
+
+def dangling_link_tails(text: str) -> tuple[str, PassMap | None]:
+    """A link's ``](destination)`` with no ``[`` before it in the text is markup, not text: a stream's sentence that
+    ends a link opened in an earlier sentence reads as its words, as the whole answer rendered does."""
+    if "](" not in text:
+        return text, None
+    out = PassOutput(text)
+    pos = depth = 0
+    scan = 0
+    for m in _LINK_TAIL.finditer(text):
+        depth += text.count("[", scan, m.start()) - text.count("]", scan, m.start())
+        scan = m.end()
+        if depth > 0:
+            depth -= 1  # the "]" of a link opened in this text: rendered by the inline marks
+            continue
+        out.copy(pos, m.start())
+        pos, depth = m.end(), 0
+    out.copy(pos, len(text))
+    return out.done()
+
