@@ -49,9 +49,10 @@ _BOUNDARY = re.compile(r"([.!?…]+|\.{3})([\"'”’»)\]]*)(\s+)")
 _GLUED = re.compile(r"(?<=[a-z]{3})\.(?=[A-Z][a-z])")
 _CAPITAL = re.compile(r"[A-ZÀ-ÖØ-Þ]")
 _TERMINAL = re.compile(r"[.!?…:;][\"'”’»)\]]*\s*$")
-#: what may lead a line that continues the sentence before it, before its first word: emphasis, code and link marks,
-#: an opening bracket or quote, an ampersand, an ellipsis ("...\n(gift cards too)", "...\n**can** be returned.")
-_LINE_LEAD = re.compile(r"[\s*_`\[~(\"'«‘“&…]*(?:\.{2,}\s*)?[\s*_`\[~(\"'«‘“&]*")
+#: what may lead a line that continues the sentence before it, before its first word: any marks but a heading's, a
+#: quote's or a table's (emphasis, code and link marks, brackets, quotes, dashes, commas, "&", "...", an entity, an
+#: escape, an invisible character: "...\n(gift cards too)", "...\n-- and gift cards", "...\n**can** be returned.")
+_LINE_LEAD = re.compile(r"(?:&#?[0-9A-Za-z]{1,10};|_|[^\w#>|])*")
 
 
 def split_sentences(text: str) -> list[Span]:

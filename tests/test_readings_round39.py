@@ -213,6 +213,13 @@ GIFT = ["Gift cards and final-sale items cannot be returned. Other items can be 
     ("Other items can be returned within 30 days with a receipt\n(gift cards too)", "block"),
     ("Other items can be returned within 30 days with a receipt\n& gift cards", "block"),
     ("Other items can be returned within 30 days with a receipt\n(not gift cards)", "pass"),
+    # round 48: any lead but a heading's, a quote's or a table's: dashes, commas, other quotes, an invisible
+    # character, an escape or an entity before the bracket
+    ("Other items can be returned within 30 days with a receipt\n-- and gift cards", "block"),
+    ("Other items can be returned within 30 days with a receipt\n,and so can gift cards", "block"),
+    ("Other items can be returned within 30 days with a receipt\n\u200b(gift cards too)", "block"),
+    ("Other items can be returned within 30 days with a receipt\n&#40;gift cards too)", "block"),
+    ("Other items can be returned within 30 days with a receipt\n\u200b(not gift cards)", "pass"),
     # a link whose text holds two sentences: the stream reads the second without the link's "](url)", as the whole
     # answer rendered does
     ("[Gift cards cannot be returned. Other items can be returned within 30 days.](https://shop.example/returns)",
