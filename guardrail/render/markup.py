@@ -1334,12 +1334,14 @@ def prose_fences(text: str) -> tuple[str, PassMap | None]:
 
 #: the end of a link whose text opened before the text read (``"...within 30 days.](https://shop.example)"``: a stream
 #: judges the sentences of a link's text one at a time)
-_LINK_TAIL = re.compile(r"\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)")
+_LINK_TAIL = re.compile(r"\]\((?:(?:https?://|mailto:|www\.|[/#.?])(?:[^()\s]|\([^()\s]*\))*)?(?:\s+\"[^\"\n]*\")?\)")
 
 
 def dangling_link_tails(text: str) -> tuple[str, PassMap | None]:
     """A link's ``](destination)`` with no ``[`` before it in the text is markup, not text: a stream's sentence that
-    ends a link opened in an earlier sentence reads as its words, as the whole answer rendered does."""
+    ends a link opened in an earlier sentence reads as its words, as the whole answer rendered does. Only a
+    destination that is an address (a URL, a path, an anchor) is dropped: "](not-true:they-can-be-returned)" shows as
+    written where no link opened, and is read."""
     if "](" not in text:
         return text, None
     out = PassOutput(text)
