@@ -524,7 +524,7 @@ class _Exchange:
     def echoed_prompt(self) -> str | None:
         """The prompt a legacy completion repeats before its text (``echo: true`` with one string ``prompt``): the
         caller's own text, which is not the answer and is not judged, except its last sentence when the answer
-        finishes it ("...\nA: Gift cards" + " can be returned." is judged whole: :func:`~guardrail.text.answer_start`);
+        finishes it ("...\nA: Gift cards" + " can be returned." is judged whole: :func:`~guardrail.render.answer_start`);
         None otherwise."""
         payload, failed = self._payload()
         if failed is not None or not isinstance(payload, dict) or payload.get("echo") is not True:

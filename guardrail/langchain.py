@@ -364,6 +364,15 @@ async def _prepend(head: Iterable[ChainDict], rest: AsyncIterable[ChainDict]) ->
         yield item
 
 
+def _merged(so_far: Any, piece: Any, key: str) -> Any:
+    """A streamed value's pieces added up, as LangChain merges a stream's chunks (strings and lists add)."""
+    try:
+        return so_far + piece
+    except TypeError:
+        raise ConfigurationError(f"the chain streamed {key!r} in pieces that do not add up ({type(so_far).__name__} "
+                                 f"and {type(piece).__name__}): stream a list of documents or one string") from None
+
+
 class _ChainFeed:
     """One stream of a GuardedChain, before its :class:`ReleaseGate`: each chunk split into the rest (no answer text)
     and its answer piece ``{answer_key: piece}``, the question and documents noted on the way."""
@@ -395,19 +404,9 @@ class _ChainFeed:
                                          "begun: the guard judges the answer against the documents it has when the "
                                          "answer starts; stream the documents first")
             piece = chunk[o.context_key]
-            if piece is None:
-                pass  # nothing to add (LangChain's merge skips it too)
-            elif self._context is None:
-                self._context = piece
-            else:
-                try:
-                    self._context = self._context + piece
-                except TypeError:
-                    raise ConfigurationError(
-                        f"the chain streamed {o.context_key!r} in pieces that do not add up ("
-                        f"{type(self._context).__name__} and {type(piece).__name__}): stream a list of documents "
-                        "or one string") from None
-            self.contexts = _texts(self._context) if self._context is not None else self.contexts
+            if piece is not None:  # a None piece adds nothing (LangChain's merge skips it too)
+                self._context = piece if self._context is None else _merged(self._context, piece, o.context_key)
+                self.contexts = _texts(self._context)
         rest = {k: v for k, v in chunk.items() if k != o.answer_key}
         out = [rest] if rest else []
         if o.answer_key in chunk:

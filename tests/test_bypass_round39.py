@@ -44,6 +44,19 @@ def _entries(tokens: list[str], raw: list[bytes] | None = None) -> list[dict[str
     return [{"token": t, "logprob": -0.1, "bytes": list(b), "top_logprobs": []} for t, b in zip(tokens, raw)]
 
 
+def _assert_logprobs_read(url: str, text: str, entries: list[dict[str, Any]], question: str, delivered: bool,
+                          reason: str) -> None:
+    """A chat answer ``text`` with these logprobs entries: delivered intact, or refused with ``reason``."""
+    body = chat(text)
+    body["choices"][0]["logprobs"] = {"content": entries}
+    sid = script(dumps(body))
+    r = post(url, sid, question=question, contexts=GIFT)
+    if delivered:
+        assert_delivered(r, sid)
+    else:
+        assert r.status_code == 400 and reason in r.text, r.text
+
+
 TOKENS = ["Items", " can", " be", " returned", " within", " 30", " days", " of", " delivery", "."]
 SPELLED = ["Items", " can", " be", " returned", " within", " 90", " days", " of", " delivery", "."]
 
@@ -160,14 +173,8 @@ def test_token_bytes_under_a_piece_of_a_character_spell_the_text(gw: tuple[str, 
     bad[2] = {**bad[2], "token": " cannot\ufffd", "bytes": list(b" can")}
     bad[4] = {**bad[4], "token": " returned\ufffd", "bytes": list(b" returned within 90 days")}
     for entries, delivered in ((good, True), (bad, False)):
-        body = chat(text)
-        body["choices"][0]["logprobs"] = {"content": entries}
-        sid = script(dumps(body))
-        r = post(gw[0], sid, question="Can I return a gift card?", contexts=GIFT)
-        if delivered:
-            assert_delivered(r, sid)
-        else:
-            assert r.status_code == 400 and "bytes spell a text other than" in r.text, r.text
+        _assert_logprobs_read(gw[0], text, entries, "Can I return a gift card?", delivered,
+                              "bytes spell a text other than")
     # half a surrogate pair under its half of the text (a stream re-chunked by UTF-16 length): no crash, delivered
     words = [{"token": t, "logprob": -0.1, "bytes": list(t.encode()), "top_logprobs": []}
              for t in ("Gift", " cards", " cannot", " be", " returned", ".")]
@@ -233,12 +240,4 @@ def test_tokens_spell_the_text_in_order(gw: tuple[str, Telemetry]) -> None:
     own = ["-", " Gift", " cards", ":", " \u274c", "\n", "-", " Other", " items", ":", " \u2705"]
     swapped = ["-", " Gift", " cards", ":", " \u2705", "\n", "-", " Other", " items", ":", " \u274c"]
     for tokens, delivered in ((own, True), (swapped, False)):
-        body = chat(text)
-        body["choices"][0]["logprobs"] = {"content": [{"token": t, "logprob": -0.1, "bytes": list(t.encode()),
-                                                       "top_logprobs": []} for t in tokens]}
-        sid = script(dumps(body))
-        r = post(gw[0], sid, question="What can I return?", contexts=GIFT)
-        if delivered:
-            assert_delivered(r, sid)
-        else:
-            assert r.status_code == 400 and "spells a text other than" in r.text, r.text
+        _assert_logprobs_read(gw[0], text, _entries(tokens), "What can I return?", delivered, "spells a text other than")

@@ -219,7 +219,7 @@ class StreamGuard:
     def _echo_pending(self, final: bool = False) -> bool:
         """The text so far may still be the echoed prompt arriving (held, not yet split into sentences); once it
         holds the whole prompt and the answer's first word (or ended), the answer starts after the prompt, or at its
-        last sentence when the answer finishes that (:func:`~guardrail.text.answer_start`)."""
+        last sentence when the answer finishes that (:func:`~guardrail.render.echo_span`)."""
         if not self._echo:
             return False
         text = self.text
