@@ -503,10 +503,10 @@ class _Exchange:
 
     def _choose(self, message: Message) -> Responder[Any]:
         status = int(message["status"])
-        if status in (204, 304) or 300 <= status < 400:
-            return Bodiless(self)  # no body to read: redirects are followed, not read (a body would go unchecked)
-        if status < 200:
-            return Passthrough(self)
+        if status < 200 or status in (204, 304) or 300 <= status < 400:
+            # no body to read: redirects are followed, not read (a body would go unchecked); a 1xx has none either
+            # (an app's 103 with a body would smuggle a whole "HTTP/1.1 200" answer past the guard, round 49)
+            return Bodiless(self)
         if status >= 400:
             return ErrorAnswer(self)  # errors reach the client as sent; an answer under an error status is checked
         return Sniff(self)  # every other 2xx (205 included): its first bytes say what it is, not its label

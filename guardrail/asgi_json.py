@@ -116,7 +116,7 @@ class Passthrough(Responder[BodyExchange]):
 
 
 class Bodiless(Responder[BodyExchange]):
-    """A status whose body no client should read as an answer (204 and 304 carry none; a 3xx redirect is followed,
+    """A status whose body no client should read as an answer (1xx, 204 and 304 carry none; a 3xx redirect is followed,
     and a client that reads its body instead would read text nobody checked): the status and headers go out, the body
     is dropped (``content-length: 0``)."""
 
@@ -243,8 +243,9 @@ class ErrorAnswer(Sniff):
             decoder = wire.Decoder(encoding)
             decoded = decoder.decode(raw) + decoder.flush()
         except UnreadableError:
-            # over the limit: read (and refused) as an answer is; corrupt compressed data: an error, as sent
-            return self.size > wire.MAX_BODY_BYTES
+            # over the limit, or compressed data the guard cannot decode (an unknown coding, a stray byte after the
+            # gzip stream) that a lenient client may: read (and refused) as an answer is, never delivered unread
+            return True
         try:
             return wire.sniff(decoded[:64]) == "sse" or self._answer_to_the_app(wire.loads(decoded))
         except UnreadableError:

@@ -64,10 +64,10 @@ EVENTS_PER_YIELD = 2_000
 
 # --------------------------------------------------------------------------- shared helpers
 def header(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> str | None:
-    for k, v in headers:
-        if k.lower() == name:
-            return v.decode("latin-1")
-    return None
+    """The value of header ``name``: repeated fields combined as one list (RFC 9110 section 5.3), as HTTP clients read
+    them (two ``Content-Encoding`` fields, ``identity`` then ``gzip``, are a gzip body to httpx)."""
+    values = [v.decode("latin-1") for k, v in headers if k.lower() == name]
+    return ", ".join(values) if values else None
 
 
 def without(headers: Iterable[tuple[bytes, bytes]], *names: bytes) -> list[tuple[bytes, bytes]]:
@@ -209,7 +209,7 @@ class SSEEvents:
     def cut(self, ev: wire.SSEEvent, choice: int, text: str) -> wire.SSEEvent | None:
         if not wire.only_content(ev.payload):
             return None  # tool-call or refusal pieces are never cut
-        return wire.SSEEvent(wire.with_text(ev.payload, text))
+        return wire.SSEEvent(wire.with_text(ev.payload, text, choice))
 
     def stop_items(self, choices: Sequence[int], text: Mapping[int, str | None], verdict: Verdict,
                    finished: frozenset[int] = frozenset()) -> list[wire.SSEEvent]:

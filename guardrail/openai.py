@@ -187,9 +187,12 @@ class _SDKChunks:
     def cut(self, chunk: Any, choice: int, text: str) -> Any:
         if not wire.only_content(_dump(chunk)):
             return None  # tool-call or refusal pieces are never cut: the partial chunk is not delivered
-        first = chunk.choices[0]
-        delta = first.delta.model_copy(update={"content": text})
-        return chunk.model_copy(update={"choices": [first.model_copy(update={"delta": delta, "finish_reason": None})]})
+        # the cut choice's own piece (a chunk may carry an empty delta of another choice before it, round 49)
+        own = next((c for c in chunk.choices if getattr(c, "index", None) == choice), None)
+        if own is None or own.delta is None:
+            return None
+        delta = own.delta.model_copy(update={"content": text})
+        return chunk.model_copy(update={"choices": [own.model_copy(update={"delta": delta, "finish_reason": None})]})
 
     def stop_items(self, choices: Sequence[int], text: Mapping[int, str | None], verdict: Verdict,
                    finished: frozenset[int] = frozenset()) -> list[Any]:

@@ -847,7 +847,7 @@ _WEATHER_IT = re.compile(r"(?i)^it(?=\s+(?:(?:will|would|can|could|may|might|is|
 
 
 def question_in_conversation(question: str, earlier: Sequence[str], assistant: Sequence[str] = (),
-                             setting: Sequence[str] = ()) -> str:
+                             setting: Sequence[str] = (), _depth: int = 0) -> str:
     """The question with its pronouns read as what the conversation before it named: after "I bought a gift card
     last week.", "Can I return it?" is "Can I return a gift card?". The nearest message first, the subject (not "I"
     or "you") then the object of its last sentences, and what a question there asked about; the user's messages
@@ -856,7 +856,7 @@ def question_in_conversation(question: str, earlier: Sequence[str], assistant: S
     claims "You can return it.", which any context about anything returnable entails. The question as written when
     it has no pronoun or nothing before it names a referent. The question's own message is read first ("I have a
     gift card. Can I return it?"), ``setting`` (system, developer and tool messages, instructions) last."""
-    meta = _meta_turn(question, earlier, assistant, setting)
+    meta = _meta_turn(question, earlier, assistant, setting, _depth) if _depth < _META_DEPTH else None
     if meta is not None:  # "Are you sure?", "Please answer with just yes or no.": no question of its own
         return meta
     follow = _follow_up(question, earlier)
@@ -926,8 +926,13 @@ _FORM_ONLY = re.compile(
     r"(?:\s+please)?)\s*[?!.]*\s*$")
 
 
+#: how many turns that stand for the one before them ("Are you sure?" after "Explain." after ...) are followed back
+#: (a request of 600 "Explain." turns must not recurse 600 deep, round 49)
+_META_DEPTH = 8
+
+
 def _meta_turn(question: str, earlier: Sequence[str], assistant: Sequence[str],
-               setting: Sequence[str]) -> str | None:
+               setting: Sequence[str], depth: int = 0) -> str | None:
     """The question a user turn that is no question of its own stands for, or None for any other turn.
 
     - A request for the form of the answer ("Please answer with just yes or no.", "Be brief.", "Explain."): the user's
@@ -942,9 +947,11 @@ def _meta_turn(question: str, earlier: Sequence[str], assistant: Sequence[str],
     text = question.strip()
     if _FORM_ONLY.match(text):
         before = [t for t in earlier if t.strip()]
+        while before and _FORM_ONLY.match(before[-1].strip()):  # "Explain." after "Be brief.": the question before both
+            before.pop()
         if not before:
             return None
-        return question_in_conversation(before[-1], before[:-1], assistant, setting)
+        return question_in_conversation(before[-1], before[:-1], assistant, setting, depth + 1)
     if not _CONFIRMATION.match(text):
         return None
     earlier, assistant = [t for t in earlier if t.strip()], [t for t in assistant if t.strip()]
@@ -962,7 +969,7 @@ def _meta_turn(question: str, earlier: Sequence[str], assistant: Sequence[str],
     if value is not None and earlier and not is_claim(rest):
         # the assistant answered "No." or "Unfortunately not.": what that answer says to the question before
         before = [t for t in earlier if t.strip()]
-        asked = question_in_conversation(before[-1], before[:-1], (), setting) if before else ""
+        asked = question_in_conversation(before[-1], before[:-1], (), setting, depth + 1) if before else ""
         statement = yes_no_statement(asked, value) if asked else None
     if statement is None:
         lead = sentences[0] if sentences else ""
@@ -1665,8 +1672,8 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
     first = tokens[0].lower()
     possessive = first in _POSSESSIVE_DETERMINERS and n > 1 and tokens[1] not in AUX and tokens[1] not in NEG_AUX \
         and re.fullmatch(r"[a-z0-9][a-z0-9-]*", tokens[1]) is not None
-    if (first in PRONOUNS or first in PERSON) and not possessive:
-        return 1
+    if (first in PRONOUNS or first in PERSON) and not possessive and not (len(tokens[0]) > 1 and tokens[0].isupper()):
+        return 1  # ("US roaming", "IT support": a name written in capitals is no pronoun)
     i = 0
     if first in DETERMINERS or possessive:  # "my flood claim", "our pets": a possessive is the noun's determiner
         i = 1
@@ -1694,6 +1701,9 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
             # "the Basic plan": a determiner, a name and the common nouns it qualifies (up to the verb)
             while j + 1 < n and _noun_here(tokens, j, aux_kind):
                 j += 1
+        elif aux_kind == "be" and j + 1 < n and _noun_here(tokens, j, aux_kind) and (tokens[j].lower() not in VERBS or tokens[j].lower().endswith("ing")) \
+                and (re.fullmatch(r"[a-z]{2,}(ed|en)", tokens[j + 1].lower()) or tokens[j + 1].lower() in _PARTICIPLES):
+            return j + 1  # "Is US roaming included on the Plus plan?": a name and the noun it qualifies, then the participle
         elif i == 0 and aux_kind != "be" and j + 1 < n and re.fullmatch(r"[a-z][a-z-]*", tokens[j]) and \
                 tokens[j].lower() not in VERBS and tokens[j].lower() not in PREPOSITIONS and \
                 tokens[j].lower() not in DETERMINERS and tokens[j].lower() not in BOUNDARY_WORDS and \

@@ -275,7 +275,7 @@ class EvidenceBasis:
     @functools.cached_property
     def numbers(self) -> KnownNumbers:
         """The numbers the contexts and the question hold (read once, when a sentence has a number)."""
-        return KnownNumbers([*self.contexts, self.question], answer=self.answer)
+        return KnownNumbers([*self.contexts, self.question], answer=self.answer, question=self.question)
 
     @functools.cached_property
     def sentence_words_as_written(self) -> list[tuple[frozenset[str], str]]:
@@ -669,6 +669,8 @@ def _comparison(text: str, basis: EvidenceBasis, named: bool = False) -> tuple[b
 #: a sentence whose subject is a pronoun: it says something of the subject named before it
 _PRONOUN_SUBJECT = re.compile(r"(?i)\s*(?:it|they|he|she)\s+(?:[a-z]+)")
 #: question words that say how it asks, not what about
+#: how much more a clause that holds another value must be about the question than the answer's own clauses
+ELSEWHERE_MARGIN = 2.0
 _ASKING = frozenset(content_stems("how much many long often far old big what which who when where why kind type "
                                   "amount number cost take get need"))
 
@@ -686,9 +688,11 @@ def answered_elsewhere(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
         return ()
     out: list[str] = []
     for q in quantities(text, compound_words_only=True):
-        if q.hedged:
-            continue
         unit = "$" if q.currency else q.unit
+        if q.hedged or not unit:  # a bare number ("23:15", "9.3 and 18 kg") is held by every bare number around
+            continue
+        if q.value not in basis.numbers.values:  # worked out ("£22.40 altogether" for two fares): the number rule's
+            continue
         held = [(ws, sw, qs) for ws, sw, qs in basis.clause_quantities
                 if any(("$" if k.currency else k.unit) == unit for k in qs)]
         # a question word in many of their subjects tells them apart less ("care" of "Primary care visit" and "Urgent
@@ -698,8 +702,15 @@ def answered_elsewhere(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
         best = max((o for o, _ in rows), default=0)
         if best < 2:
             continue
+        # the clauses that hold the answer's own value must be clearly less about the question: "6pm." to "What time
+        # does the Central Library close on Fridays?" is held by the "Friday: 8:30am to 6pm" clause, scored one
+        # below the library's holiday sentence (r44: 7 faithful spans blocked on a margin of one word)
+        own = max((o for o, qs in rows if any(q.stands_for(k) and ("$" if k.currency else k.unit) == unit
+                                               for k in qs)), default=0.0)
+        if best - own < ELSEWHERE_MARGIN:
+            continue
         top = [k for o, qs in rows if o == best for k in qs]
-        if any(q.stands_for(k) and (not unit or ("$" if k.currency else k.unit) == unit) for k in top):
+        if any(q.stands_for(k) and ("$" if k.currency else k.unit) == unit for k in top):
             continue  # ("16 GB" is not held by "16-inch" nor by the "16" of "AeroBook 16")
         if any(("$" if k.currency else k.unit) == unit and k.value != q.value for k in top):
             out.append(q.phrase or q.written)
@@ -1102,7 +1113,8 @@ def sentence_evidence(number: int, item: ResponseItem, refs: Refs, pairs: PairSc
         # a figure the number rule read as worked out from the figures the answer quoted ("That makes £550 in total."
         # after the £250 and £300 it quoted) is no term the contexts lack
         worked = basis.numbers.worked_out(text)
-        terms = tuple(t for t in terms if not (_FIGURE_TERM.fullmatch(t) and t.replace(",", "") in worked))
+        values = {float(w) for w in worked if _FIGURE_TERM.fullmatch(w)}  # "22.4" is the "£22.40" worked out
+        terms = tuple(t for t in terms if not (_FIGURE_TERM.fullmatch(t) and float(t.replace(",", "")) in values))
     terms = tuple(dict.fromkeys([*terms, *(n for n in numbers if n.replace(",", "").lstrip("$€£").rstrip("%")
                                            not in terms)]))
     if not refs:  # no context at all: nothing can support the sentence

@@ -1017,7 +1017,7 @@ class FaithfulnessCheck:
         key = (*contexts, "\x00", question)
         found = self._known_numbers.get(key)
         if found is None:
-            found = KnownNumbers([*contexts, question])
+            found = KnownNumbers([*contexts, question], question=question)
             self._known_numbers.put(key, found)
         return found
 

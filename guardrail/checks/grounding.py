@@ -543,8 +543,12 @@ _NEARBY = 3
 class KnownNumbers:
     """The numbers the contexts and the question hold (figures and number words), as values, with their units."""
 
-    def __init__(self, texts: Iterable[str], answer: Iterable[str] = ()) -> None:
+    def __init__(self, texts: Iterable[str], answer: Iterable[str] = (), question: str = "") -> None:
         texts = list(texts)
+        #: the counts the question asks about ("two Off-Peak Day Returns"): an answer may multiply by them ("£22.40
+        #: altogether" for two fares of £11.20)
+        self._asked = [o for o in quantities(question, ones=True) if o.value > 1 and (not o.words or o.unit)] \
+            if question else []
         #: the answer's sentences: the numbers they quote that the contexts hold may be worked on in any of them
         self._answer = list(answer)
         self._worked: dict[str, frozenset[str]] = {}
@@ -613,10 +617,10 @@ class KnownNumbers:
                            _derived(q, [o.value for o in base if o is not q], self.values)]
             return worked
 
-        worked = worked_from(own + elsewhere)
+        worked = worked_from(own + self._asked + elsewhere)
         # what only the answer's other sentences make: no term the contexts lack (a figure worked out within the
         # sentence stays one: "2 puffs about 30 minutes before" is 2 x 15 by chance as often as by design)
-        alone = worked_from(own) if elsewhere else worked
+        alone = worked_from(own) if elsewhere or self._asked else worked
         self._worked[sentence] = frozenset(q.written.replace(",", "").lstrip("$€£").rstrip("%")
                                            for q in worked if q not in alone)
         for q in said:

@@ -106,6 +106,19 @@ def to_record(obj: Any, where: str, line: int, *, max_context_chars: int) -> Rec
     return _record(obj, where, line, max_context_chars)
 
 
+def _json(text: str, where: str) -> Any:
+    """``text`` parsed as JSON, or an :class:`InputError` that names ``where`` and says what is wrong: invalid JSON, a
+    number past Python's digit limit, nesting past its recursion limit (never a traceback, round 49)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise InputError(f"{where}: the JSON is nested too deeply to read; flatten the row") from None
+    except ValueError as exc:  # an integer longer than sys.get_int_max_str_digits() allows
+        raise InputError(f"{where}: the JSON holds a number too long to read ({exc}); write it as a string") from None
+
+
 def read_records(stream: BinaryIO, name: str, *, max_context_chars: int) -> list[Record]:
     """JSON (an object or a list of objects) or JSONL. Errors name the file and line."""
     text = decode(stream.read(), name)
@@ -117,6 +130,8 @@ def read_records(stream: BinaryIO, name: str, *, max_context_chars: int) -> list
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"{name}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+        except (ValueError, RecursionError):
+            data = _json(text, name)  # raises, with what is wrong
         return [_record(o, f"{name}: item {i}", i, max_context_chars) for i, o in enumerate(data, 1)]
     if stripped[0] == "{":
         try:
@@ -124,14 +139,13 @@ def read_records(stream: BinaryIO, name: str, *, max_context_chars: int) -> list
             return [_record(data, f"{name}: line 1", 1, max_context_chars)]
         except json.JSONDecodeError:
             pass  # JSON Lines
+        except (ValueError, RecursionError):
+            pass  # read again line by line, which names the line and what is wrong
     records = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{name}: line {n}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+        obj = _json(line, f"{name}: line {n}")
         records.append(_record(obj, f"{name}: line {n}", n, max_context_chars))
     return records
 
@@ -159,15 +173,12 @@ def read_rows(path: Path, subset: str | None, limit: int | None) -> list[dict[st
     raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
     text = decode(raw, str(path))
     if text.lstrip().startswith("["):
-        rows = json.loads(text)
+        rows = _json(text, str(path))
     else:
         rows = []
         for n, line in enumerate(text.splitlines(), 1):
             if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"{path}: line {n}: invalid JSON ({exc.msg})") from None
+                rows.append(_json(line, f"{path}: line {n}"))
     if not all(isinstance(r, dict) for r in rows):
         raise InputError(f"{path}: every row must be a JSON object")
     if subset:

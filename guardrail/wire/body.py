@@ -106,7 +106,10 @@ class Decoder:
     :class:`UnreadableError`. Output is bounded to ``limit`` bytes (a zip bomb is unreadable, not a crash)."""
 
     def __init__(self, encoding: str | None, limit: int = MAX_BODY_BYTES) -> None:
-        enc = (encoding or "identity").strip().lower()
+        # a list of codings, in the order they were applied ("identity, gzip": two header fields, read as one):
+        # identity changes nothing; one other coding is decoded, several in a row are refused below
+        codings = [c.strip() for c in (encoding or "").lower().split(",") if c.strip() not in ("", "identity")]
+        enc = codings[0] if len(codings) == 1 else ", ".join(codings) or "identity"
         self.encoding = enc
         self.limit = limit
         self._out = 0

@@ -317,11 +317,14 @@ def only_content(payload: Any) -> bool:
         return False
 
 
-def with_text(payload: dict[str, Any], text: str) -> bytes:
-    """The event with its single choice's text replaced (used to cut an event at the last passed sentence); its
-    logprobs (tokens of the whole text) are dropped."""
+def with_text(payload: dict[str, Any], text: str, index: int = 0) -> bytes:
+    """The event with choice ``index``'s text replaced, and only that choice (used to cut an event at the last passed
+    sentence: an empty delta of another choice beside it must not take the text, round 49); its logprobs (tokens of
+    the whole text) are dropped."""
     out = json.loads(json.dumps(payload))
-    choice = out["choices"][0]
+    choices = out["choices"]
+    choice = next((c for c in choices if isinstance(c, dict) and c.get("index", 0) == index), choices[0])
+    out["choices"] = [choice]
     if "delta" in choice:
         choice["delta"]["content"] = text
     else:
