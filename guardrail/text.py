@@ -670,7 +670,8 @@ _OFFER_CLAUSE = re.compile(
     r"|(?:do\s+you\s+have\s+)?any\s+(?:other|more|further|additional)\s+questions"
     r"|(?:(?:I'm|I’m|I\s+am|we're|we’re|we\s+are|I'd\s+be|I’d\s+be|I\s+would\s+be|I'll\s+be|I’ll\s+be|I\s+will\s+be|"
     r"we'll\s+be|we’ll\s+be)\s+)?(?:happy|glad)\s+to\s+help(?:\s+further|\s+(?:you\s+)?with\s+anything\s+else)?"
-    r"|(?:I\s+)?hope\s+(?:this|that|it)\s+helps"
+    r"|(?:I\s+)?hope\s+(?:this|that|it)\s+(?:helps|works|sorts\s+(?:it|things)(?:\s+out)?|does\s+the\s+trick|"
+    r"clears\s+(?:it|things)\s+up)"
     r")(?:\s+(?:at\s+any\s+time|anytime|any\s+time|with\s+(?:any\s+)?(?:other\s+|more\s+|further\s+|additional\s+)?"
     r"(?:questions|concerns)))?")
 #: a condition on the reader an offer may carry, before or after it ("if you have any other questions about returns",
@@ -683,6 +684,11 @@ _OFFER_CONDITION = re.compile(
     r"(?:\s+(?:with|about|on|regarding)\s+(?P<topic>(?:(?:a|an|the|your|this|that|these|those|any)\s+)?"
     r"[^\W\d]+(?:\s+[^\W\d]+){0,2}))?"
     r"|(?:I|we)\s+can\s+(?:help|assist)(?:\s+(?:you|further))?(?:\s+with\s+anything(?:\s+else)?)?"
+    r"|you\s*(?:need|want|would\s+like|'d\s+like|’d\s+like)\s+(?:(?:me|us)\s+to\s+(?:help(?:\s+you)?\s+with|look\s+at|"
+    r"look\s+into|check|go\s+over|go\s+through|explain|review|walk\s+you\s+through)|help\s+(?:with\s+)?)"
+    r"\s*(?:(?:a|an|the|your|this|that|these|those|any|other|more)\s+)*(?P<task>[^\W\d]+(?:\s+[^\W\d]+){0,4})"
+    r"|(?:that|this|it)\s+(?:doesn't|doesn’t|does\s+not|didn't|didn’t|did\s+not|won't|won’t)\s+(?:solve|fix|work|help|"
+    r"answer)(?:\s+(?:it|the\s+problem|the\s+issue|your\s+question))?"
     r"|anything\s+(?:is|seems)\s+unclear"
     r"|(?:there\s+is|there's|there’s)\s+anything\s+else(?:\s+(?:I|we)\s+can\s+(?:help|assist)(?:\s+you)?(?:\s+with)?)?"
     r")")
@@ -697,6 +703,12 @@ _WISH = re.compile(
     r"|happy\s+(?:saving|shopping|travels|travel(?:l)?ing|coding|reading|learning|holidays|cooking|gardening|hiking|"
     r"planning|baking)"
     r"|(?:good|best\s+of)\s+luck|take\s+care|cheers|safe\s+travels|all\s+the\s+best|best\s+wishes|stay\s+safe"
+    r"|congratulations|congrats|enjoy(?=\W*$)|(?:so\s+|very\s+|really\s+)?sorry\s+to\s+hear(?:\s+(?:that|this|about\s+(?:that|this)))?"
+    r"|(?:I\s+|we\s+)?hope\s+(?:(?:he|she|they|you|it|everything|things|all)(?:'s|’s|'re|’re)?|(?:your|the|an?|his|her|their)"
+    r"\s+[^\W\d]+(?:\s+[^\W\d]+)?)\s+(?:is\s+|are\s+|will\s+be\s+|gets?\s+|goes\s+|go\s+|feels?\s+|turns?\s+|works?\s+|"
+    r"dries\s+|dry\s+|recovers?\s+)?(?:okay|ok|alright|all\s+right|fine|well|better|sorted|resolved|fixed|out|"
+    r"smoothly|soon|quickly|better\s+soon|out\s+fine|up)(?:\s+(?:fine|soon|quickly|well|okay|smoothly|out))*"
+    r"|anything\s+else\s+(?:I|we)\s+can\s+(?:help|assist)(?:\s+you)?(?:\s+with)?"
     r"|(?:would|do)\s+you\s+(?:like|want|need)\s+(?:(?:me|us)\s+to\s+(?:help|assist|explain|check|go\s+over|"
     r"walk\s+you\s+through|look\s+into)|(?:any\s+|some\s+)?(?:more\s+|further\s+|additional\s+)?"
     r"(?:help|assistance|details|information))"
@@ -707,6 +719,8 @@ _WISH = re.compile(
     r")(?:\s+(?:with|on|about|regarding|for|in|through))?")
 
 
+#: words that an offer's or a wish's clause may stand beside and that say nothing ("Congratulations, by the way!")
+_ASIDE = re.compile(r"(?i)by\s+the\s+way|btw|again|of\s+course|as\s+always|in\s+the\s+meantime|meanwhile")
 #: topics of an offer that name nothing ("if you have any questions about this")
 _GENERIC_TOPIC = re.compile(r"(?i)(?:this|that|it|these|those|anything(?:\s+else)?|the\s+above|"
                             r"(?:the|your|this|that)\s+(?:process|policy|steps|order|request|question|answer|topic))")
@@ -730,7 +744,7 @@ def offer_topics(text: str) -> list[str] | None:
     topics: list[str] = []
     for clause in re.split(r"\s*[,;]\s*|\s+and\s+", t):
         clause = clause.strip()
-        if not clause:
+        if not clause or _ASIDE.fullmatch(clause):  # "Congratulations, by the way!"
             continue
         wish = _WISH.match(clause)
         if wish is not None and len(words(clause[wish.end():])) <= 4:
@@ -751,7 +765,7 @@ def offer_topics(text: str) -> list[str] | None:
             formula = True
         elif not (m is None and cond):
             return None
-        topic = cond.group("topic") if cond else None
+        topic = (cond.group("topic") or cond.group("task")) if cond else None
         if topic and not _GENERIC_TOPIC.fullmatch(topic):
             if not _title_words([w.lower() for w in words(topic)]):
                 return None
@@ -812,6 +826,13 @@ _LEAD_IN = re.compile(r"(?i)^(?:here(?:'s|’s| is| are)|below(?: is| are)?|the 
                       r"(?:the|your|our) (?:\w+ ){0,2}(?:says|states|reads|notes|explains|specifies|outlines|mentions)"
                       r"\s*:$)"
                       r"|\b(?:as follows|the following|below)\s*:$")
+#: a lead-in that counts or names what the list after it holds ("You have two options:", "A few things to keep in
+#: mind:", "Note:"): whole, with no other words (the items are judged)
+_LIST_LEAD = re.compile(r"(?i)^(?:you have|there are) (?:two|three|four|five|a few|several|some|a couple of) (?:main |possible |"
+                      r"simple )?(?:options|choices|ways|steps|routes|possibilities|things you can do)\s*:$"
+                      r"|^(?:a few|some|several|two|three) (?:things|details|points|notes|tips|caveats|rules)(?: (?:to|you should|"
+                      r"worth) (?:keep in mind|note|know|remember|consider|noting|knowing))?\s*:$"
+                      r"|^(?:please )?(?:note|keep in mind|remember|bear in mind)\s*:$")
 #: "Here is what you need to know:" (seven words: the one longer form)
 _KNOW_LEAD = re.compile(r"(?i)^here(?:'s|’s| is) (?:what|everything|all) you (?:need|should|want|ought) to know\s*:$")
 
@@ -846,7 +867,8 @@ def is_lead_in(text: str) -> bool:
         return False
     # a label of one or two words ("Summary:", "Key points:"); three could already say something ("Gift cards
     # returnable:")
-    if 0 < len(ws) <= 2 or (len(ws) <= LEAD_IN_MAX_WORDS and bool(_LEAD_IN.search(t))) or bool(_KNOW_LEAD.match(t)):
+    if 0 < len(ws) <= 2 or (len(ws) <= LEAD_IN_MAX_WORDS and bool(_LEAD_IN.search(t))) or bool(_KNOW_LEAD.match(t)) \
+            or bool(_LIST_LEAD.match(t)):
         return True
     summary = _SUMMARY_LEAD.match(t)
     return summary is not None and not (_CLAUSE_WORDS & set(words(summary.group("tail"))))

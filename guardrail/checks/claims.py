@@ -1293,8 +1293,10 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         words = referent.split()
         if start == 0:
             words[0] = words[0][:1].upper() + words[0][1:]
-        elif words[0].lower() in DETERMINERS or (referent in own and len(words) == 1 and text.startswith(referent)):
-            # "Shoes can be returned if they are unused": the capital was the sentence's ("if shoes are unused")
+        elif words[0].lower() in DETERMINERS or (referent in own and len(words) == 1 and text.startswith(referent)
+                                                 and referent.lower().endswith("s") and not possessive):
+            # "Shoes can be returned if they are unused": the capital was the sentence's ("if shoes are unused"); a
+            # name stays one ("Norvale narrowed its outlook": "Norvale's outlook", not "norvale's")
             words[0] = words[0].lower()
         replacement = " ".join(words)
         if possessive:
@@ -1580,8 +1582,16 @@ def without_source(sentence: str) -> str:
     return rest[:1].upper() + rest[1:]
 
 
-def _plain_subject(sentence: str) -> str | None:
+#: words that open a subordinate clause before the main one ("Once the report is filed, a replacement will be issued.")
+_SUBORDINATORS = frozenset("if when while although though because once after before until unless since whenever "
+                           "whereas".split())
+
+
+def _plain_subject(sentence: str, main: bool = True) -> str | None:
     toks = tokenize(_LEAD_ADVERBIAL.sub("", sentence, count=1))
+    if main and toks and toks[0].lower() in _SUBORDINATORS and "," in sentence:
+        # the main clause's subject: "a replacement", not "Once the report" (a pronoun after it points there)
+        return _plain_subject(sentence.split(",", 1)[1], main=False)
 
     def verb(k: int) -> bool:  # a finite verb here: an auxiliary, or a verb form that is not capitalised (a name)
         tok = toks[k]
@@ -1605,7 +1615,7 @@ def _plain_subject(sentence: str) -> str | None:
     words = [t for t in subject if any(c.isalnum() for c in t)]
     if not words or len(subject) > SUBJECT_MAX_TOKENS or words[0].lower() in PRONOUNS or \
             words[0].lower() in BOUNDARY_WORDS or words[0].lower() in ("please", "simply") or \
-            words[0].lower() in PREPOSITIONS or words[0].lower() in {"if", "when", "while", "although", "because"}:
+            words[0].lower() in PREPOSITIONS or words[0].lower() in _SUBORDINATORS:
         return None
     return join_tokens(subject)
 
@@ -1717,7 +1727,8 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
         if j > start and (low in PREPOSITIONS or low in DETERMINERS or low in BOUNDARY_WORDS or low in AUX
                           or low in NEG_AUX or not re.match(r"[A-Za-z]", low)):
             break
-        if j > start and aux_kind != "be" and low in VERBS and not _verb_follows(tokens, j) and not (
+        if j > start and aux_kind != "be" and low in VERBS and not (
+                _verb_follows(tokens, j) and not (aux_kind == "modal" and _plural_object(tokens, j + 1))) and not (
                 j + 1 < n and tokens[j + 1].lower() in ("and", "be")):  # "the Basic plan and the Pro plan"; "Will
             break  # the flood claim be paid?": the word before a modal's "be" ends the subject
         if j > start and aux_kind == "be" and re.search(r"[a-z]{2,}(ed|en|ing)$", low) and low not in VERBS and \
@@ -1727,6 +1738,11 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
     if aux_kind != "be" and j < n and j - start >= 2 and tokens[j].lower() in DETERMINERS and \
             tokens[j].lower() not in ("both", "all") and re.fullmatch(r"[a-z]+", tokens[j - 1]):
         return j - 1  # "Did the council approve the plan?": a noun phrase does not run into a determiner; its verb does
+    if aux_kind != "be" and j < n and j - start >= 2 and tokens[j].lower() in PREPOSITIONS and \
+            re.fullmatch(r"[a-z]+", tokens[j - 1]) and not tokens[j - 1].lower().endswith(_NOUN_ENDINGS) and \
+            not any(t.lower() in VERBS for t in tokens[start:j]):
+        # "Can the receiving team score in doubles?": a noun phrase with no verb before the preposition ends in it
+        return j - 1
     if j == n or (j < n and tokens[j].lower() in PREPOSITIONS and aux_kind == "be" and j - start > 1):
         # no boundary found before the end, or "be" + "the store open on Sundays": the last word before the end or
         # the preposition is the predicate ("open"), the words before it the subject
@@ -1740,6 +1756,16 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
 _TITLES = frozenset("Dr Mr Mrs Ms Mx Prof St Sr Jr Gen Col Capt Lt Sgt Rev Hon".split())
 #: possessive determiners: "Will my flood claim be paid?" is about "my flood claim", not "my"
 _POSSESSIVE_DETERMINERS = frozenset("my our your his her its their".split())
+
+
+#: endings of nouns that are no verb ("the gift card holder in Canada")
+_NOUN_ENDINGS = ("er", "or", "ion", "ment", "ness", "ity", "ance", "ence", "ship", "ist", "ism", "s")
+
+
+def _plural_object(tokens: list[str], k: int) -> bool:
+    """``tokens[k]`` reads as a plural noun, not a verb, after a modal's bare verb: "Can the provider raise *prices*?"
+    (no verb after a modal takes -s)."""
+    return k < len(tokens) and tokens[k].lower().endswith("s") and tokens[k].lower() not in VERBS
 
 
 def _verb_follows(tokens: list[str], j: int) -> bool:
@@ -2259,7 +2285,10 @@ _HEDGED_REPLY = re.compile(
     r"(?i)\W*(?P<h>probably|possibly|maybe|perhaps|likely|unlikely|potentially|presumably|conceivably|"
     r"not\s+necessarily|not\s+entirely|not\s+strictly|not\s+always|not\s+quite|not\s+exactly|not\s+really|"
     r"not\s+conclusively|not\s+fully|not\s+completely|not\s+yet|(?:it(?:'s|\s+is|\u2019s)\s+)?(?:best|better)\s+not(?:\s+to)?|"
-    r"(?:it|that)\s+depends|depends)(?:[\s,]+(?P<p>not\s+yet|yes|yeah|no|not|so|yet))?\s*[.!\u2026]*\s*")
+    r"(?:it|that)\s+depends|depends|"
+    # "You may.", "It might be.", "They could well." (to "Do I get compensation?"): a yes the answer only allows
+    r"(?:you|it|they|we|he|she|that|this)\s+(?:may|might|could)(?:\s+well)?(?:\s+(?:be|have|do|get|qualify))?"
+    r"(?:\s+not)?)(?:[\s,]+(?P<p>not\s+yet|yes|yeah|no|not|so|yet))?\s*[.!\u2026]*\s*")
 #: a source before a reply ("Based on the policy, probably not.")
 _REPLY_SOURCE = re.compile(r"(?i)\s*(?:based\s+on|according\s+to|from|going\s+by|under)\s+[^,;:.!?]{1,40},\s*")
 #: a reply that is only a restriction of its yes or no ("Only with special approval.", "Not under the standard

@@ -325,12 +325,12 @@ class EvidenceBasis:
         return read_sentences(self.index)
 
     @functools.cached_property
-    def sentence_claims(self) -> list[tuple[frozenset[str], frozenset[str]]]:
-        """Each context sentence's subject (as :func:`subject_core` names it) and the words it says of it (when a
-        claim has a word that stands in contrast with another)."""
+    def sentence_claims(self) -> list[tuple[frozenset[str], frozenset[str], bool]]:
+        """Each context sentence's subject (as :func:`subject_core` names it), the words it says of it (when a
+        claim has a word that stands in contrast with another) and whether it says them negated."""
         # what it says of the subject: its words but the subject's ("Pro" is no tier it has)
-        return [(r.subject, frozenset(words(r.text)) - frozenset(words(r.named)) - _in_names_only(r.text))
-                for row in self.sentences_read for r in row if r.subject]
+        return [(r.subject, frozenset(words(r.text)) - frozenset(words(r.named)) - _in_names_only(r.text),
+                 polar_negative(r.text)) for row in self.sentences_read for r in row if r.subject]
 
     @functools.cached_property
     def sentence_restrictions(self) -> list[tuple[frozenset[str], str]]:
@@ -669,7 +669,8 @@ def _comparison(text: str, basis: EvidenceBasis, named: bool = False) -> tuple[b
 #: a sentence whose subject is a pronoun: it says something of the subject named before it
 _PRONOUN_SUBJECT = re.compile(r"(?i)\s*(?:it|they|he|she)\s+(?:[a-z]+)")
 #: question words that say how it asks, not what about
-#: how much more a clause that holds another value must be about the question than the answer's own clauses
+#: how much more a clause that holds another value (and names no word of the question in its subject) must be about
+#: the question than the answer's own clauses
 ELSEWHERE_MARGIN = 2.0
 _ASKING = frozenset(content_stems("how much many long often far old big what which who when where why kind type "
                                   "amount number cost take get need"))
@@ -698,18 +699,19 @@ def answered_elsewhere(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
         # a question word in many of their subjects tells them apart less ("care" of "Primary care visit" and "Urgent
         # care" for "an urgent care visit"): a subject word counts twice, shared by n subjects 2/n
         spread = collections.Counter(w for _, sw, _ in held for w in key & sw)
-        rows = [(2 * sum(1 / spread[w] for w in key & sw) + len(key & ws), qs) for ws, sw, qs in held]
-        best = max((o for o, _ in rows), default=0)
+        rows = [(2 * sum(1 / spread[w] for w in key & sw) + len(key & ws), qs, bool(key & sw)) for ws, sw, qs in held]
+        best = max((o for o, _, _ in rows), default=0)
         if best < 2:
             continue
-        # the clauses that hold the answer's own value must be clearly less about the question: "6pm." to "What time
-        # does the Central Library close on Fridays?" is held by the "Friday: 8:30am to 6pm" clause, scored one
-        # below the library's holiday sentence (r44: 7 faithful spans blocked on a margin of one word)
-        own = max((o for o, qs in rows if any(q.stands_for(k) and ("$" if k.currency else k.unit) == unit
-                                               for k in qs)), default=0.0)
-        if best - own < ELSEWHERE_MARGIN:
+        # the clauses that hold the answer's own value must be clearly less about the question when the best ones
+        # name none of its words in their subject: "6pm." to "What time does the Central Library close on Fridays?"
+        # is held by the "Friday: 8:30am to 6pm" clause, scored one below the library's holiday sentence, which
+        # names the library in passing (r44: faithful spans blocked on a margin of one word)
+        own = max((o for o, qs, _ in rows if any(q.stands_for(k) and ("$" if k.currency else k.unit) == unit
+                                                  for k in qs)), default=0.0)
+        if not any(named for o, _, named in rows if o == best) and best - own < ELSEWHERE_MARGIN:
             continue
-        top = [k for o, qs in rows if o == best for k in qs]
+        top = [k for o, qs, _ in rows if o == best for k in qs]
         if any(q.stands_for(k) and ("$" if k.currency else k.unit) == unit for k in top):
             continue  # ("16 GB" is not held by "16-inch" nor by the "16" of "AeroBook 16")
         if any(("$" if k.currency else k.unit) == unit and k.value != q.value for k in top):
@@ -1029,11 +1031,13 @@ def other_words(text: str, about: frozenset[str], basis: EvidenceBasis, named: s
     subject = frozenset(_as_named(named, basis.index.vocabulary))  # not its other names ("OLED")
     # what those sentences say of it, their subject's own words included ("Secondary caregiver leave may be taken in
     # up to three separate blocks; primary caregiver leave must ...": "secondary" is held, "primary" no contrast)
-    own = [ws | sw for sw, ws in basis.sentence_claims if sw == about or subject and sw == subject]
+    own = [(ws | sw, negative) for sw, ws, negative in basis.sentence_claims if sw == about or subject and sw == subject]
     if not own:
         return ()
-    held = frozenset().union(*own)
-    places = {p for h in held for p in _CONTRAST.get(h, [])}
+    held = frozenset().union(*(ws for ws, _ in own))
+    # a word in contrast that a negated sentence holds says nothing against the claim's ("Rollover is not available on
+    # Basic or Unlimited plans." beside "Rollover is only available on the Standard and Plus plans.")
+    places = {p for ws, negative in own if not negative for h in ws for p in _CONTRAST.get(h, [])}
     # neither the word nor a synonym of it ("receipt" for "delivery") is said of the subject, and a contrast is
     return tuple(w for w in said if w not in held and not set(_CONTRAST[w]) & places and any(
         o[0] == m[0] and o[1] != m[1] for o in places for m in _CONTRAST[w]))
@@ -1532,8 +1536,11 @@ def swapped_words(text: str, index: ContextIndex,
             source = words(span.of(index.contexts[c]))
             ops = [op for op in difflib.SequenceMatcher(None, source, claim, autojunk=False).get_opcodes()
                    if op[0] != "equal"]
-            if any(tag == "delete" and _NEGATORS & set(source[i1:i2]) for tag, i1, i2, _, _ in ops):
-                continue  # the claim drops the sentence's "not": it says the opposite, no near copy
+            if any(tag in ("delete", "replace") and _NEGATORS & set(source[i1:i2]) for tag, i1, i2, _, _ in ops):
+                # the claim drops the sentence's "not" (or puts a word in its place: "Rollover is *only* available
+                # on the Standard and Plus plans." beside "Rollover is *not* available on Basic or Unlimited plans."):
+                # it says the opposite polarity, no near copy
+                continue
             changed = [op for op in ops if op[0] != "delete"]  # words the claim drops: it says less
             moved = _transposed(source, claim, changed)
             # exchanged words are the sentence's own: they count as copied

@@ -39,6 +39,7 @@ BOUNDARY_WORDS = {"be", "been", "being", "have", "not", "also", "still", "ever",
 #: common base-form verbs: where the subject of "Does the warranty cover ...?" ends (not exhaustive; the fallback
 #: takes a determiner and one word)
 VERBS = set("""
+raise score redeem terminate withdraw appeal deduct sublet reserve smoke swim
 accept add affect agree allow apply arrive ask assist attend become begin believe belong borrow break bring build
 buy call cancel carry cause change charge check choose claim close come compete complete consider contain continue
 cost count cover create cross cut deal decide deliver depend describe design destroy die discover do draw drink drive
