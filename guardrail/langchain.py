@@ -141,8 +141,10 @@ def _openai_message(value: Any, *, streamed: bool) -> dict[str, Any]:
     elif content is not None:
         message["content"] = content
     extra = dict(getattr(value, "additional_kwargs", None) or {})
-    calls = list(getattr(value, "tool_call_chunks", None) or []) if streamed else \
-        list(getattr(value, "tool_calls", None) or []) + list(getattr(value, "invalid_tool_calls", None) or [])
+    whole = list(getattr(value, "tool_calls", None) or []) + list(getattr(value, "invalid_tool_calls", None) or [])
+    # a stream's pieces carry their calls' pieces; a model that does not stream hands the stream one whole message,
+    # whose calls are whole (round 51: they went out unread)
+    calls = (list(getattr(value, "tool_call_chunks", None) or []) or whole) if streamed else whole
     if calls:
         extra.pop("tool_calls", None)  # the provider's raw copy of the same calls
         for k, call in enumerate(calls):
@@ -154,6 +156,11 @@ def _openai_message(value: Any, *, streamed: bool) -> dict[str, Any]:
     for key, val in extra.items():
         if key in ("reasoning_content", "reasoning"):
             trace.append(val if isinstance(val, str) else json.dumps(val))
+        elif key in message and message[key] != val:
+            # ``additional_kwargs={"content": ...}`` beside the message's own content: the guard would read one and
+            # the caller the other (round 51)
+            raise UnreadableError(f"the message's additional_kwargs hold a {key!r} that differs from its own {key}: "
+                                  "the guard cannot tell which one the caller shows")
         elif key not in _MESSAGE_META:
             message[key] = val
     if trace:

@@ -687,6 +687,9 @@ _OFFER_CONDITION = re.compile(
     r"|you\s*(?:need|want|would\s+like|'d\s+like|’d\s+like)\s+(?:(?:me|us)\s+to\s+(?:help(?:\s+you)?\s+with|look\s+at|"
     r"look\s+into|check|go\s+over|go\s+through|explain|review|walk\s+you\s+through)|help\s+(?:with\s+)?)"
     r"\s*(?:(?:a|an|the|your|this|that|these|those|any|other|more)\s+)*(?P<task>[^\W\d]+(?:\s+[^\W\d]+){0,4})"
+    r"|you\s*(?:would\s+like|'d\s+like|’d\s+like|want)\s+to\s+(?P<wish>(?:compare|go\s+over|review|look\s+at|"
+    r"talk\s+through|discuss|explore|check)\s+(?:(?:a|an|the|your|this|that|these|those|any|other|more)\s+)*"
+    r"[^\W\d]+(?:\s+[^\W\d]+){0,3})"
     r"|(?:that|this|it)\s+(?:doesn't|doesn’t|does\s+not|didn't|didn’t|did\s+not|won't|won’t)\s+(?:solve|fix|work|help|"
     r"answer)(?:\s+(?:it|the\s+problem|the\s+issue|your\s+question))?"
     r"|anything\s+(?:is|seems)\s+unclear"
@@ -765,7 +768,7 @@ def offer_topics(text: str) -> list[str] | None:
             formula = True
         elif not (m is None and cond):
             return None
-        topic = (cond.group("topic") or cond.group("task")) if cond else None
+        topic = (cond.group("topic") or cond.group("task") or cond.group("wish")) if cond else None
         if topic and not _GENERIC_TOPIC.fullmatch(topic):
             if not _title_words([w.lower() for w in words(topic)]):
                 return None

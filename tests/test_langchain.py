@@ -262,3 +262,57 @@ def test_a_question_streamed_in_pieces_is_all_of_them(evaluator: Evaluator) -> N
         .assign(answer=prompt | llm | StrOutputParser())
     chunks = list(GuardedChain(Guard(evaluator, Policy(action="block")), rag).stream({"input": "gift card return?"}))
     assert "".join(c.get("answer", "") for c in chunks) == "No." and chunks[-1]["guardrail"].action == "pass"
+
+
+# --------------------------------------------------------------------------- round 51
+def _tool_chain(evaluator: Evaluator, text: str, **message: Any) -> GuardedChain:
+    """A RAG chain whose model does not stream: ``stream()`` hands the chain one whole message."""
+    msg = AIMessage(content="", tool_calls=[{"name": "reply_to_customer", "args": {"text": text}, "id": "call_1"}],
+                    **message)
+    llm = GenericFakeChatModel(messages=iter([msg] * 4), disable_streaming=True)
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
+    store.add_documents([Document(page_content=d) for d in DOCS])
+    prompt = ChatPromptTemplate.from_messages([("system", "Answer from: {context}"), ("human", "{input}")])
+    rag = RunnablePassthrough.assign(context=itemgetter("input") | store.as_retriever(search_kwargs={"k": 2})).assign(
+        answer=prompt | llm)
+    return GuardedChain(Guard(evaluator, Policy(action="block")), rag)
+
+
+def _delivered_calls(chunks: list[Any]) -> tuple[list[str], str]:
+    args = [c["answer"].tool_calls[0]["args"]["text"] for c in chunks
+            if "answer" in c and getattr(c["answer"], "tool_calls", None)]
+    return args, chunks[-1]["guardrail"].action
+
+
+@pytest.mark.parametrize("mode", ["stream", "astream"])
+def test_a_whole_message_streamed_has_its_tool_calls_read(evaluator: Evaluator, mode: str) -> None:
+    """A model that does not stream yields one whole AIMessage from ``stream()``: its ``tool_calls`` (no
+    ``tool_call_chunks``) are read as ``invoke`` reads them (round 51: the hallucinated call went out, verdict pass)."""
+    async def collect(chain: GuardedChain) -> list[Any]:
+        return [c async for c in chain.astream(QUESTION)]
+
+    def run(chain: GuardedChain) -> list[Any]:
+        return list(chain.stream(QUESTION)) if mode == "stream" else asyncio.run(collect(chain))
+
+    args, action = _delivered_calls(run(_tool_chain(evaluator, BAD)))
+    assert "Mars" not in " ".join(args) and action == "block"
+    args, action = _delivered_calls(run(_tool_chain(evaluator, GOOD)))
+    assert args == [GOOD] and action == "pass"
+
+
+def test_additional_kwargs_that_contradict_the_message_are_unreadable(evaluator: Evaluator) -> None:
+    """``additional_kwargs={"content": ...}`` beside another ``content``: the guard cannot tell which one the caller
+    shows, so the answer is unreadable (blocked with the reason), never checked on the other text."""
+    def chain(content: str, extra: str) -> GuardedChain:
+        llm = GenericFakeChatModel(messages=iter([AIMessage(content=content, additional_kwargs={"content": extra})] * 4))
+        store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
+        store.add_documents([Document(page_content=d) for d in DOCS])
+        prompt = ChatPromptTemplate.from_messages([("system", "Answer from: {context}"), ("human", "{input}")])
+        rag = RunnablePassthrough.assign(context=itemgetter("input") | store.as_retriever(search_kwargs={"k": 2})) \
+            .assign(answer=prompt | llm)
+        return GuardedChain(Guard(evaluator, Policy(action="block")), rag)
+
+    with pytest.raises(GuardrailBlocked, match="additional_kwargs"):
+        chain(BAD, GOOD).invoke(QUESTION)
+    out = chain(GOOD, GOOD).invoke(QUESTION)
+    assert out["answer"].content == GOOD and out["guardrail"].action == "pass"

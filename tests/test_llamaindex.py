@@ -274,3 +274,19 @@ def test_a_citation_engines_pieces_of_nodes_without_a_document_stay_evidence(eva
         assert str(response) == answer and response.metadata["guardrail"].action == "pass"
     with pytest.raises(GuardrailBlocked):
         cited(BAD).query("How long do I have to return an item?")
+
+
+@pytest.mark.parametrize("mode", ["accumulate", "compact_accumulate"])
+def test_the_accumulate_modes_labels_are_no_claim(evaluator: Evaluator, mode: str) -> None:
+    """LlamaIndex's accumulate modes answer "Response 1: <answer>": the label is no part of the claim (round 51: its
+    number failed every faithful answer)."""
+    guard = Guard(evaluator, Policy(action="block", retrieval_relevance=None))
+
+    def accumulating(answer: str) -> Any:
+        index = VectorStoreIndex.from_documents([Document(text=d) for d in DOCS], embed_model=MockEmbedding(embed_dim=8))
+        return index.as_query_engine(llm=ScriptedLLM(answer=answer), similarity_top_k=2, response_mode=mode)
+
+    r = GuardedQueryEngine(accumulating(GOOD), guard).query("How long do returns take?")
+    assert str(r).startswith("Response 1: ") and GOOD in str(r) and r.metadata["guardrail"].action == "pass"
+    with pytest.raises(GuardrailBlocked):
+        GuardedQueryEngine(accumulating(BAD), guard).query("How long do returns take?")

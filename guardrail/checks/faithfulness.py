@@ -335,7 +335,9 @@ _RESTATED = re.compile(r"(?i)^\s*(?:you(?:'re|\s+are|\s+were)?\s+(?:asked|asking
                        r"would\s+like\s+to\s+know)|your\s+question\s+(?:is|was))\s+(?:whether|if|about|how|what|when"
                        r"|where|why|which|who|\"|\u201c|:)")
 _RESTATED_MORE = re.compile(r"\s[\u2014\u2013-]\s|;|,\s+(?:and|but|so)\s|\.\s+\S|[?\"\u201d]\s+\S")
-_QA_LABEL = re.compile(r"^\s*[*_]{0,2}(?:Q|A|Question|Answer)[*_]{0,2}\s*:[*_]{0,2}\s+")
+#: a label before an answer's text ("A:", "Answer:"; "Response 1:" from LlamaIndex's accumulate modes, round 51): no
+#: part of the claim (its number is no figure the contexts must hold)
+_QA_LABEL = re.compile(r"^\s*[*_]{0,2}(?:Q|A|Question|Answer|Response(?:\s+\d{1,3})?)[*_]{0,2}\s*:[*_]{0,2}\s+")
 #: words after a name that make no other name of it ("Litware Inc.", "Contoso Ltd.")
 _NAME_SUFFIXES = frozenset(stem(w) for w in "inc ltd llc corp corporation co plc gmbh ag sa company group".split())
 _POINTER = re.compile(r"(?i)\b(?:it|its|they|them|their|this|that|these|those|he|she|him|her|one|ones)\b")
