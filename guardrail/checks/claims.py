@@ -2093,11 +2093,11 @@ def yes_no_statement(question: str, yes: bool) -> str | None:
         while len(said) > 1 and (not said[-1].rstrip().endswith("?") and not is_claim(said[-1]) or
                                  _ASKS_NOTHING.fullmatch(said[-1].strip())):
             said.pop()
-        asked = [k for k, t in enumerate(said) if t.rstrip().endswith("?")]
-        if asked and asked[-1] < len(said) - 1 and len(asked) == 1:
+        questions = [k for k, t in enumerate(said) if t.rstrip().endswith("?")]
+        if len(questions) == 1 and questions[0] < len(said) - 1:
             # "Can I fly business class to Tokyo? The flight is 13 hours.": what follows the one question tells the
             # guard about the asker, and a yes or no answers the question
-            return yes_no_statement(said[asked[-1]], yes)
+            return yes_no_statement(said[questions[0]], yes)
         last = said[-1]
         return yes_no_statement(last, yes) if last.rstrip().endswith("?") else None
     asked = _asked_statement(question, yes)
