@@ -98,14 +98,14 @@ from guardrail.render.markup import (
 from guardrail.render.offsets import Pass, PassMap, Rendered
 from guardrail.render.structured import json_document
 from guardrail.render.tables import html_tables
-from guardrail.render.unicode import look_alikes, rtl_overrides, surrogate_pairs, unicode_forms
+from guardrail.render.unicode import apostrophes, look_alikes, rtl_overrides, surrogate_pairs, unicode_forms
 from guardrail.text import split_sentences
 
 __all__ = ["Rendered", "answer_start", "echo_span", "render", "render_shown"]
 
 _PASSES: tuple[Pass, ...] = (surrogate_pairs, json_document, prose_fences, provenance_comments, struck_html, html_tables, definition_lists,
                              markdown_blocks, task_boxes, checklist_marks,
-                             citation_marks, dangling_link_tails, inline_marks, list_numbers, html_entities, rtl_overrides, unicode_forms,
+                             citation_marks, dangling_link_tails, inline_marks, list_numbers, html_entities, rtl_overrides, apostrophes, unicode_forms,
                              look_alikes)
 
 

@@ -925,7 +925,10 @@ _HIDDEN_ELEMENTS = frozenset({"template", "noscript", "script", "style", "head",
 #: evaluate CSS: ``display:/**/none``, ``font-size:0``, ``color:transparent``, Tailwind's ``hidden`` and ``sr-only``,
 #: ``text-decoration:line-through``), ``hidden`` (also ``hidden="until-found"``), ``popover`` (``display: none``
 #: until opened); ``inert`` and ``aria-hidden`` take it from a screen reader's reader
-_HIDING_ATTRS = frozenset({"style", "class", "hidden", "popover", "inert", "aria-hidden"})
+_HIDING_ATTRS = frozenset({"style", "class", "hidden", "popover", "inert", "aria-hidden",
+                           # MathML's presentation (``mathsize="0px"``, ``mathcolor="transparent"``, white on white)
+                           # and HTML's old colour attributes hide as CSS does (round 52)
+                           "mathsize", "mathcolor", "mathbackground", "color", "bgcolor"})
 #: elements shown only when ``open``: a closed ``dialog`` shows nothing, a closed ``details`` only its ``summary``
 _OPENABLE = frozenset({"dialog", "details"})
 #: void elements that stand for something else than their attributes: an image's ``alt`` is shown only when it does

@@ -93,6 +93,10 @@ def _strikes(mark: str, keep: bool = False) -> bool:
 #: invisible characters that are no format characters (Cf) by category
 _INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\u2800\u180b\u180c\u180d\u180f")
 _SUPERSCRIPT_DIGITS = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹")
+#: vulgar fractions (½, ¾, ⅓, ...), by their value
+_FRACTIONS = {ch: float(unicodedata.numeric(ch)) for ch in map(chr, range(0xA0, 0x2190))
+              if unicodedata.category(ch) == "No" and "\u2044" in unicodedata.normalize("NFKD", ch)
+              and 0 < unicodedata.numeric(ch, 0) < 1}
 _NUMBER_WORDS = {w: i for i, w in enumerate(
     "ZERO ONE TWO THREE FOUR FIVE SIX SEVEN EIGHT NINE TEN ELEVEN TWELVE THIRTEEN FOURTEEN FIFTEEN SIXTEEN SEVENTEEN "
     "EIGHTEEN NINETEEN TWENTY".split())}
@@ -151,6 +155,8 @@ def _keeps_marks(ch: str) -> bool:
 def _run(run: str, prev: str) -> str:
     table = _decorated()
     out: list[str] = []
+    if run[:1] == " " and run[1:2] in _FRACTIONS and prev.isdigit():
+        run = run[1:]  # "1 ½" is one number
     keep = _keeps_marks(prev) if prev else False
     struck = False  # the letter the marks that follow sit on is struck already
     after_digit = prev.isdigit() and prev.isascii()
@@ -159,6 +165,11 @@ def _run(run: str, prev: str) -> str:
             if after_digit:
                 out.append("^")
             out.append(unicodedata.normalize("NFKD", ch))
+            after_digit, keep, struck = False, False, False
+            continue
+        if ch in _FRACTIONS:  # "1½ kg" is 1.5 kg (NFKD's "11⁄2" read as eleven, round 52); "½ cup" is 0.5 cup
+            share = f"{_FRACTIONS[ch]:.3f}".rstrip("0")
+            out.append(share[1:] if after_digit else share)
             after_digit, keep, struck = False, False, False
             continue
         plain = table.get(ch)
@@ -209,6 +220,8 @@ def unicode_forms(text: str) -> tuple[str, PassMap | None]:
         s, e = m.start(), m.end()
         if s > pos and unicodedata.category(text[s]).startswith("M"):
             s -= 1  # the base letter the marks sit on
+        elif s - 2 >= pos and text[s] in _FRACTIONS and text[s - 1] == " " and text[s - 2].isdigit():
+            s -= 1  # "1 ½ kg": the fraction completes the number before it
         out.copy(pos, s)
         run = text[s:e]
         prev = text[s - 1] if s > 0 else ""
@@ -298,6 +311,17 @@ _LOOK_ALIKES.update({
     "\u053c": "L",  # ARMENIAN CAPITAL LETTER LIWN
 })
 _WORD = re.compile(r"[^\W\d_]+")
+#: marks drawn like an apostrophe between a word and its clitic ("can´t", "can‘t", "can`t", "can′t", "canˈt", and a
+#: combining acute or grave on the letter before it): a reader sees "can't" (round 52: "can t" hid the negation)
+_APOSTROPHE_LIKE = re.compile(r"(?<=[A-Za-z])[\u00b4\u2018\u0060\u2032\u02c8\u02b9\u02bb\u02ca\u02cb\u0301\u0300"
+                              r"\u2035\uff40](?=(?:t|s|d|m|ll|re|ve)(?![A-Za-z]))")
+
+
+def apostrophes(text: str) -> tuple[str, PassMap | None]:
+    """Marks that look like an apostrophe before a clitic, read as one (one character for one: offsets stay)."""
+    if text.isascii() and "`" not in text:
+        return text, None
+    return _APOSTROPHE_LIKE.sub("'", text), None
 
 
 def look_alikes(text: str) -> tuple[str, PassMap | None]:
