@@ -769,6 +769,8 @@ def offer_topics(text: str) -> list[str] | None:
         elif not (m is None and cond):
             return None
         topic = (cond.group("topic") or cond.group("task") or cond.group("wish")) if cond else None
+        if cond is not None and cond.group("task") and cond.group("task").split()[0].lower().endswith("ing"):
+            return None  # "if you need help returning your gift cards": the help presumes what the answer claims
         if topic and not _GENERIC_TOPIC.fullmatch(topic):
             if not _title_words([w.lower() for w in words(topic)]):
                 return None

@@ -1294,7 +1294,7 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         if start == 0:
             words[0] = words[0][:1].upper() + words[0][1:]
         elif words[0].lower() in DETERMINERS or (referent in own and len(words) == 1 and text.startswith(referent)
-                                                 and referent.lower().endswith("s") and not possessive):
+                                                 and referent.lower().endswith("s")):
             # "Shoes can be returned if they are unused": the capital was the sentence's ("if shoes are unused"); a
             # name stays one ("Norvale narrowed its outlook": "Norvale's outlook", not "norvale's")
             words[0] = words[0].lower()

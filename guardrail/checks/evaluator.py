@@ -198,10 +198,7 @@ def _titles(response: Rendered, question: Rendered, contexts: Sequence[Rendered]
     def is_title(start: int, end: int) -> bool:
         topics = offer_topics(response.text[start:end])
         if topics:  # "Feel free to reach out if you need help with a return."
-            # the topic of an offer says what the reader may want help with, in its own words ("help deciding which
-            # rules to keep"): one word of the question's or the contexts' ties it to them (a word that would state
-            # something, a number or a negation, already made it no offer)
-            return all(known(t) or bool(set(content_stems(t)) & (vocabulary - {""})) for t in topics)
+            return all(known(t) for t in topics)
         if not marked:
             return False
         s, e = response.to_source(start, end)
