@@ -127,3 +127,20 @@ def test_a_total_worked_from_the_questions_count(block_guard: Guard) -> None:
     assert worked.evaluation is not None and wrong.evaluation is not None
     assert all(not s.unsupported_numbers for s in worked.evaluation.faithfulness.sentences)
     assert any(s.unsupported_numbers for s in wrong.evaluation.faithfulness.sentences) and wrong.action == "block"
+
+
+def test_a_sentence_that_ends_its_paragraph_goes_out_at_once(block_guard: Guard) -> None:
+    """A passed sentence followed by a blank line is released with it, not when the next sentence starts (round 53:
+    it waited out a 2 s pause of the model); one followed by a space waits (an abbreviation may go on), and so does a
+    blank line inside a code block."""
+    q = "Can I return a gift card?"
+    s = block_guard.stream(q, GIFT)
+    assert s.feed("Gift cards cannot be returned.\n\n") == "Gift cards cannot be returned.\n\n"
+    assert s.feed("Other items can be returned within 90 days with a receipt.\n\n") == ""
+    assert s.finish().verdict.action == "block"
+    s = block_guard.stream(q, GIFT)
+    assert s.feed("Gift cards cannot be returned. ") == ""
+    s.finish()
+    s = block_guard.stream(q, GIFT)
+    assert s.feed("```\nGift cards cannot be returned.\n\n") == ""
+    s.finish()

@@ -36,6 +36,12 @@ class Sentence:
     end: int
 
 
+#: marks that may open a region read whole (code, a table, markup): a blank line inside one ends no sentence
+_REGION_MARKS = re.compile(r"[<`~|\[\\&$]|^(?: {4}|\t)", re.M)
+#: only whitespace with a blank line in it: what follows a paragraph's last sentence
+_PARAGRAPH_END = re.compile(r"[ \t\r]*\n[ \t\r]*\n\s*")
+
+
 class SentenceAssembler:
     """Text in (:meth:`feed`), complete sentences out (:meth:`sentences`), released text out (:meth:`release`).
 
@@ -86,6 +92,7 @@ class SentenceAssembler:
         opens_json = self._tail_start == 0 and tail.lstrip()[:1] in ("{", "[")
         defines = ":" in tail and bool(_DEFINES.search(tail))
         joined = self._joined_until - self._tail_start
+        pending = False  # a region (a code block, a table, hidden or struck text) that has not closed yet
         if "<" in tail or "~" in tail or "    " in tail or "\t" in tail or "|" in tail or "![" in tail or opens_json \
                 or defines or joined > 0:
             # struck text, hidden HTML, code blocks and tables are read whole, as in the whole answer (a code block from
@@ -104,8 +111,14 @@ class SentenceAssembler:
                 regions += [(a, n if b is None and final else b) for a, b in json_regions(tail)]
             if joined > 0:
                 regions.append((0, min(joined, n) if joined <= n or final else None))
+            pending = any(b is None for _, b in regions)
             spans = _bridged(spans, sorted(regions, key=lambda r: r[0]), n, final)
         complete = spans if final else spans[:-1]
+        if not final and not pending and spans and _PARAGRAPH_END.fullmatch(tail, spans[-1].end) and \
+                not _REGION_MARKS.search(tail) and not opens_json and not defines and joined <= 0:
+            # a blank line after it: the paragraph, and so the sentence, ended (released now, not when the next
+            # sentence starts: round 53 saw a passed sentence wait out a 2 s pause of the model)
+            complete = spans
         if not complete and not final and len(tail) > self.max_sentence_chars:
             cut = tail.rfind(" ", 0, self.max_sentence_chars)
             complete = [Span(0, cut if cut > 0 else self.max_sentence_chars)]
