@@ -674,6 +674,9 @@ _OFFER_CLAUSE = re.compile(
     r"clears\s+(?:it|things)\s+up)"
     r")(?:\s+(?:at\s+any\s+time|anytime|any\s+time|with\s+(?:any\s+)?(?:other\s+|more\s+|further\s+|additional\s+)?"
     r"(?:questions|concerns)))?")
+#: what an offer may offer to look at or compare: parts of a document and the options themselves
+_TASK_TOPICS = (r"(?:clauses?|sections?|terms|plans?|options?|tariffs?|policies|policy|documents?|details|settings|rules|"
+                r"steps|bills?|accounts?|contracts?|agreements?|fares|prices|cards|tiers|packages|choices)")
 #: a condition on the reader an offer may carry, before or after it ("if you have any other questions about returns",
 #: "if you'd like more details", "if anything is unclear", "if there's anything else I can help with")
 _OFFER_CONDITION = re.compile(
@@ -684,12 +687,11 @@ _OFFER_CONDITION = re.compile(
     r"(?:\s+(?:with|about|on|regarding)\s+(?P<topic>(?:(?:a|an|the|your|this|that|these|those|any)\s+)?"
     r"[^\W\d]+(?:\s+[^\W\d]+){0,2}))?"
     r"|(?:I|we)\s+can\s+(?:help|assist)(?:\s+(?:you|further))?(?:\s+with\s+anything(?:\s+else)?)?"
-    r"|you\s*(?:need|want|would\s+like|'d\s+like|’d\s+like)\s+(?:(?:me|us)\s+to\s+(?:help(?:\s+you)?\s+with|look\s+at|"
-    r"look\s+into|check|go\s+over|go\s+through|explain|review|walk\s+you\s+through)|help\s+(?:with\s+)?)"
-    r"\s*(?:(?:a|an|the|your|this|that|these|those|any|other|more)\s+)*(?P<task>[^\W\d]+(?:\s+[^\W\d]+){0,4})"
-    r"|you\s*(?:would\s+like|'d\s+like|’d\s+like|want)\s+to\s+(?P<wish>(?:compare|go\s+over|review|look\s+at|"
-    r"talk\s+through|discuss|explore|check)\s+(?:(?:a|an|the|your|this|that|these|those|any|other|more)\s+)*"
-    r"[^\W\d]+(?:\s+[^\W\d]+){0,3})"
+    # "if you'd like me to look at any other clauses", "if you'd like to compare the plans": a document's parts or the
+    # options themselves, never a thing done that the help would presume ("help with the return of your gift cards")
+    r"|you\s*(?:need|want|would\s+like|'d\s+like|’d\s+like)\s+(?:(?:me|us)\s+)?to\s+(?:look\s+at|check|go\s+over|"
+    r"go\s+through|review|compare)\s+(?:(?:the|your|this|that|these|those|any|other|more|both|all)\s+)*"
+    r"(?P<task>(?:[^\W\d]+\s+)?" + _TASK_TOPICS + r")"
     r"|(?:that|this|it)\s+(?:doesn't|doesn’t|does\s+not|didn't|didn’t|did\s+not|won't|won’t)\s+(?:solve|fix|work|help|"
     r"answer)(?:\s+(?:it|the\s+problem|the\s+issue|your\s+question))?"
     r"|anything\s+(?:is|seems)\s+unclear"
@@ -706,11 +708,13 @@ _WISH = re.compile(
     r"|happy\s+(?:saving|shopping|travels|travel(?:l)?ing|coding|reading|learning|holidays|cooking|gardening|hiking|"
     r"planning|baking)"
     r"|(?:good|best\s+of)\s+luck|take\s+care|cheers|safe\s+travels|all\s+the\s+best|best\s+wishes|stay\s+safe"
-    r"|congratulations|congrats|enjoy(?=\W*$)|(?:so\s+|very\s+|really\s+)?sorry\s+to\s+hear(?:\s+(?:that|this|about\s+(?:that|this)))?"
+    # (alone: with words after them they may presume a claim, "Congratulations on your gift card refund!")
+    r"|(?:congratulations|congrats|enjoy|(?:so\s+|very\s+|really\s+)?sorry\s+to\s+hear(?:\s+(?:that|this|about\s+"
+    r"(?:that|this)))?)(?=\W*$)"
     r"|(?:I\s+|we\s+)?hope\s+(?:(?:he|she|they|you|it|everything|things|all)(?:'s|’s|'re|’re)?|(?:your|the|an?|his|her|their)"
     r"\s+[^\W\d]+(?:\s+[^\W\d]+)?)\s+(?:is\s+|are\s+|will\s+be\s+|gets?\s+|goes\s+|go\s+|feels?\s+|turns?\s+|works?\s+|"
     r"dries\s+|dry\s+|recovers?\s+)?(?:okay|ok|alright|all\s+right|fine|well|better|sorted|resolved|fixed|out|"
-    r"smoothly|soon|quickly|better\s+soon|out\s+fine|up)(?:\s+(?:fine|soon|quickly|well|okay|smoothly|out))*"
+    r"smoothly|soon|quickly|better\s+soon|out\s+fine|up)(?:\s+(?:fine|soon|quickly|well|okay|smoothly|out))*(?=\W*$)"
     r"|anything\s+else\s+(?:I|we)\s+can\s+(?:help|assist)(?:\s+you)?(?:\s+with)?"
     r"|(?:would|do)\s+you\s+(?:like|want|need)\s+(?:(?:me|us)\s+to\s+(?:help|assist|explain|check|go\s+over|"
     r"walk\s+you\s+through|look\s+into)|(?:any\s+|some\s+)?(?:more\s+|further\s+|additional\s+)?"
@@ -768,9 +772,7 @@ def offer_topics(text: str) -> list[str] | None:
             formula = True
         elif not (m is None and cond):
             return None
-        topic = (cond.group("topic") or cond.group("task") or cond.group("wish")) if cond else None
-        if cond is not None and cond.group("task") and cond.group("task").split()[0].lower().endswith("ing"):
-            return None  # "if you need help returning your gift cards": the help presumes what the answer claims
+        topic = (cond.group("topic") or cond.group("task")) if cond else None
         if topic and not _GENERIC_TOPIC.fullmatch(topic):
             if not _title_words([w.lower() for w in words(topic)]):
                 return None

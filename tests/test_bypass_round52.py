@@ -11,6 +11,7 @@ from test_bypass import (assert_blocked, assert_delivered, chat, chunk, dumps, e
                          post, script, sse, upstream)
 
 from guardrail.render import render, render_shown
+from guardrail.render.markup import stylesheet
 from guardrail.telemetry import Telemetry
 
 CAN = ["Gift cards can be returned within 30 days of purchase."]
@@ -66,3 +67,15 @@ def test_a_mixed_fraction_is_the_number_a_reader_sees(gw: tuple[str, Telemetry])
             assert_delivered(r, sid)
     for _, r in _both(gw[0], "The laptop weighs 2½ kg.", LAPTOP, question):
         assert_blocked(r)
+
+
+def test_a_right_to_left_layout_is_not_read(gw: tuple[str, Telemetry]) -> None:
+    """``<math dir="rtl"><mn>1</mn><mn>4</mn></math>`` shows "41" in a browser where the text reads 14 (round 54):
+    the guard reads no layout, so the answer is refused with the reason, as a style sheet is."""
+    text = 'Items can be returned within <math dir="rtl"><mn>1</mn><mn>4</mn></math> days.'
+    assert stylesheet(text) is not None and stylesheet("Items can be returned within 14 days.") is None
+    for _, r in _both(gw[0], text, ["Items can be returned within 14 days."], "How long do I have?"):
+        assert_blocked(r)
+    for sid, r in _both(gw[0], "Items can be returned within <math><mn>14</mn></math> days.",
+                        ["Items can be returned within 14 days."], "How long do I have?"):
+        assert_delivered(r, sid)

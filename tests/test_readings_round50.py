@@ -39,6 +39,14 @@ BAD = "Yes, items can be returned within 90 days with a receipt."
     ("Hope you can return gift cards within ninety days!", False),
     ("Hope gift cards can be returned!", False),
     ("Let me know if you'd like help returning your gift card within ninety days.", False),
+    ("Let me know if you'd like to compare the plans.", True),
+    # help or a wish that presumes what the answer would claim (round 54)
+    ("Let me know if you need help to return your gift cards.", False),
+    ("Let me know if you'd like me to walk you through the gift card return.", False),
+    ("Let me know if you need help with the return of your gift cards.", False),
+    ("Congratulations on your gift card refund!", False),
+    ("Sorry to hear that gift cards expire!", False),
+    ("I hope everything goes smoothly with your gift card refund!", False),
 ])
 def test_closing_courtesies_and_offers(sentence: str, offer: bool) -> None:
     assert (offer_topics(sentence) is not None) is offer

@@ -1267,7 +1267,9 @@ def provenance_comments(text: str) -> tuple[str, PassMap | None]:
 
 #: a style sheet in the answer: ``<style>`` (its rules may hide any element, or add text with ``content:``) or a
 #: linked one
-_STYLESHEET = re.compile(r"<style(?=[\s/>])|<link\b[^<>]*\bstylesheet\b", re.I)
+#: a style sheet, or an element laid out right to left: "<math dir=rtl><mn>1</mn><mn>4</mn></math>" shows 41 in a
+#: browser where the text reads 14 (round 54); the guard reads no layout
+_STYLESHEET = re.compile(r"<style(?=[\s/>])|<link\b[^<>]*\bstylesheet\b|<[A-Za-z][^<>]*\sdir\s*=\s*[\"']?\s*rtl\b", re.I)
 
 
 def stylesheet(text: str) -> str | None:
@@ -1285,7 +1287,8 @@ def stylesheet(text: str) -> str | None:
         k = bisect.bisect_right(code, (m.start(), 1 << 62)) - 1
         if (k >= 0 and code[k][1] > m.start()) or _escaped(text, m.start(), 0):
             continue
-        what = "a <style> element" if m.group().lower().startswith("<style") else "a linked style sheet"
+        what = "a <style> element" if m.group().lower().startswith("<style") else "a linked style sheet" if \
+            m.group().lower().startswith("<link") else "an element laid out right to left (dir=rtl)"
         return f"{what} at offset {m.start()}"
     return None
 

@@ -313,8 +313,11 @@ _LOOK_ALIKES.update({
 _WORD = re.compile(r"[^\W\d_]+")
 #: marks drawn like an apostrophe between a word and its clitic ("can´t", "can‘t", "can`t", "can′t", "canˈt", and a
 #: combining acute or grave on the letter before it): a reader sees "can't" (round 52: "can t" hid the negation)
-_APOSTROPHE_LIKE = re.compile(r"(?<=[A-Za-z])[\u00b4\u2018\u0060\u2032\u02c8\u02b9\u02bb\u02ca\u02cb\u0301\u0300"
-                              r"\u2035\uff40](?=(?:t|s|d|m|ll|re|ve)(?![A-Za-z]))")
+_APOSTROPHE_LIKE = re.compile(r"(?<=[A-Za-z])[\u00b4\u2018\u0060\u2032\u02c8\u02b9\u02bb\u02ca\u02cb\u2035\uff40]"
+                              r"(?=(?:t|s|d|m|ll|re|ve)(?![A-Za-z]))"
+                              # a combining accent only where it stands for the n't of a negation (an accent on a
+                              # letter of "not" is an accent)
+                              r"|(?<=[A-Za-z]n)[\u0301\u0300](?=t(?![A-Za-z]))")
 
 
 def apostrophes(text: str) -> tuple[str, PassMap | None]:

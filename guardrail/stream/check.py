@@ -118,7 +118,7 @@ class _Tally:
 #: span it, so the prompt's last sentence is read with all of the answer that can finish it
 _PARAGRAPH_END = re.compile(r"\n[ \t]*\n[ \t\n]*\S")
 _NON_SPACE = re.compile(r"\S")
-_STYLE_START = re.compile(r"<(?:style|link)", re.I)
+_STYLE_START = re.compile(r"<(?:style|link)|\sdir\s*=", re.I)
 _STYLE_TAIL = 8
 #: how much a held stream re-reads, as a multiple of the text fed. A chunk that may end a sentence has the held text
 #: re-split and its sentences read again, and one that may start a style sheet has the whole text looked at: each
