@@ -710,7 +710,7 @@ _WISH = re.compile(
     r"|(?:good|best\s+of)\s+luck|take\s+care|cheers|safe\s+travels|all\s+the\s+best|best\s+wishes|stay\s+safe"
     # (alone: with words after them they may presume a claim, "Congratulations on your gift card refund!")
     r"|(?:congratulations|congrats|enjoy|(?:so\s+|very\s+|really\s+)?sorry\s+to\s+hear(?:\s+(?:that|this|about\s+"
-    r"(?:that|this)))?)(?=\W*$)"
+    r"(?:that|this|(?:the|your)\s+[^\W\d]+)))?|happy\s+[^\W\d]+ing)(?=\W*$)"
     r"|(?:I\s+|we\s+)?hope\s+(?:(?:he|she|they|you|it|everything|things|all)(?:'s|’s|'re|’re)?|(?:your|the|an?|his|her|their)"
     r"\s+[^\W\d]+(?:\s+[^\W\d]+)?)\s+(?:is\s+|are\s+|will\s+be\s+|gets?\s+|goes\s+|go\s+|feels?\s+|turns?\s+|works?\s+|"
     r"dries\s+|dry\s+|recovers?\s+)?(?:okay|ok|alright|all\s+right|fine|well|better|sorted|resolved|fixed|out|"

@@ -34,6 +34,8 @@ BAD = "Yes, items can be returned within 90 days with a receipt."
     ("I hope an estimated bill gets sorted quickly!", True),
     ("Enjoy!", True),
     ("Sorry to hear that!", True),
+    ("Sorry to hear about the theft.", True),
+    ("Happy roasting!", True),
     # a claim inside the formula is judged
     ("Enjoy returning gift cards!", False),
     ("Hope you can return gift cards within ninety days!", False),
