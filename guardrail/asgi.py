@@ -166,6 +166,26 @@ def openai_request(body: Any) -> tuple[str | None, list[str] | None]:
     return question, contexts
 
 
+def ambiguous_request(body: Any) -> str | None:
+    """What makes a request's question (or its answer's start) unknowable, as a message; None when nothing does:
+    the question in two fields at once (``messages`` beside ``prompt`` or ``input``: which one the model answers
+    depends on the route and the server, round 55), or an answer that continues the request's own last assistant
+    message (vLLM's ``continue_final_message``: a client shows that prefill and the continuation as one answer)."""
+    if not isinstance(body, dict):
+        return None
+    given = [k for k in ("messages", "prompt", "input") if body.get(k) is not None]
+    if len(given) > 1:
+        return (f"the request sends the question in {' and '.join(repr(k) for k in given)}: which one the model "
+                "answers depends on the route and the server, so guardrail cannot tell what the answer answers; send one")
+    if body.get("continue_final_message") is True or (body.get("add_generation_prompt") is False and isinstance(
+            body.get("messages"), list) and body["messages"] and isinstance(body["messages"][-1], dict)
+            and body["messages"][-1].get("role") == "assistant"):
+        return ("the request asks the model to continue its last assistant message (continue_final_message): a client "
+                "shows that message and the continuation as one answer, which guardrail would judge only in part; "
+                "send the question without a prefilled answer")
+    return None
+
+
 def prompt_question(body: dict[str, Any]) -> tuple[str | None, str | None]:
     """The question of a request that sends ``prompt`` (or a string ``input``), and what makes it unreadable (None:
     nothing). A list of one string is that string (LangChain's ``OpenAI`` LLM sends one); several prompts, or token
@@ -471,6 +491,9 @@ class _Exchange:
             parsed, failed = self._payload()
             parsed = None if failed else parsed
             rq, rc = self.mw.request_extractor(parsed)
+            ambiguous = ambiguous_request(parsed) if q is None and self.mw.request_extractor is openai_request else None
+            if ambiguous is not None:
+                raise UnreadableError(ambiguous)
             if q is None and rq is None and isinstance(parsed, dict):
                 _, problem = prompt_question(parsed)
                 if problem is not None:  # the answer's meaning depends on a question the guard cannot read

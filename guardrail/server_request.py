@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from guardrail import wire
-from guardrail.asgi import MAX_REQUEST_BYTES, prompt_question, request_contexts
+from guardrail.asgi import MAX_REQUEST_BYTES, ambiguous_request, prompt_question, request_contexts
 from guardrail.asgi_stream import MAX_STREAM_EVENTS
 from guardrail.errors import ConfigurationError, InputError
 
@@ -151,6 +151,9 @@ def _check_fields(payload: dict[str, Any], limits: RequestLimits) -> None:
             if content is not None and not isinstance(content, (str, list)):
                 raise InputError(f"messages[{i}].content must be a string or a list of parts, got {type(content).__name__}")
     _, problem = request_contexts(payload)
+    if problem is not None:
+        raise InputError(problem)
+    problem = ambiguous_request(payload)
     if problem is not None:
         raise InputError(problem)
     messages = payload.get("messages")

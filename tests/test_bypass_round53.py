@@ -52,3 +52,34 @@ def test_a_search_call_is_read_by_its_fields(gw: tuple[str, Telemetry], kind: st
                 {"queries": ["return policy"], "results": None})}
     sid = script(dumps(_response(plain, _message(GOOD))))
     assert_delivered(post(gw[0], sid, path="/v1/responses"), sid)
+
+
+# --------------------------------------------------------------------------- round 55: the request side
+@pytest.mark.parametrize(("path", "field"), [("/v1/completions", "prompt"), ("/v1/responses", "input")])
+def test_a_question_in_two_fields_is_refused(gw: tuple[str, Telemetry], path: str, field: str) -> None:
+    """``messages`` beside ``prompt`` or ``input``: the upstream answers the route's own field, the guard read
+    ``messages``; which one the answer answers cannot be told, so the request is refused (400), the upstream never
+    asked."""
+    import httpx
+
+    sid = script(dumps({"id": "c", "object": "text_completion", "choices": [{"index": 0, "text": "Yes."}]}))
+    r = httpx.post(gw[0] + path, json={"model": "m", "messages": [{"role": "user", "content": "Can I return a jacket?"}],
+                                       field: "Can I return a gift card?", "contexts": ["Gift cards cannot be returned."],
+                                       "script": sid}, timeout=60)
+    assert r.status_code == 400 and "question" in r.json()["error"]["message"], r.text
+
+
+def test_a_continued_assistant_message_is_refused(gw: tuple[str, Telemetry]) -> None:
+    """vLLM's ``continue_final_message``: a client shows the prefill and the continuation as one answer, which the
+    guard would judge only in part: refused with the reason."""
+    import httpx
+
+    sid = script(dumps({"id": "c", "object": "chat.completion", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": " can be returned within 30 days."},
+         "finish_reason": "stop"}]}))
+    r = httpx.post(gw[0] + "/v1/chat/completions", json={
+        "model": "m", "messages": [{"role": "user", "content": "Can I return a gift card?"},
+                                   {"role": "assistant", "content": "Gift cards"}],
+        "continue_final_message": True, "add_generation_prompt": False,
+        "contexts": ["Gift cards cannot be returned."], "script": sid}, timeout=60)
+    assert r.status_code == 400 and "continue" in r.json()["error"]["message"], r.text

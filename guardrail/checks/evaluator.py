@@ -376,8 +376,9 @@ class Evaluator:
                                   "terminal control sequences")
         sheet = stylesheet(response)
         if sheet is not None:
-            raise UnreadableError(f"the answer holds {sheet}: its rules may hide or add text a browser shows, which "
-                                  "the guard does not evaluate; send the answer without style sheets")
+            raise UnreadableError(f"the answer holds {sheet}: it may hide, add or reorder text a browser shows, which "
+                                  "the guard does not evaluate; send the answer without style sheets or right-to-left "
+                                  "layout")
         if self.reader is not None:
             question = self.reader.question(question).text
             contexts = [c.text for c in self.reader.contexts(contexts)]

@@ -325,8 +325,9 @@ class StreamGuard:
         sheet = stylesheet(self.text)
         if sheet is not None:
             self._refuse(UnreadableError(
-                f"the streamed answer holds {sheet.split(' at offset')[0]}: its rules may hide or add text a browser "
-                "shows, which the guard does not evaluate; send the answer without style sheets"))
+                f"the streamed answer holds {sheet.split(' at offset')[0]}: it may hide, add or reorder text a browser "
+                "shows, which the guard does not evaluate; send the answer without style sheets or right-to-left "
+                "layout"))
 
     def release(self) -> str:
         """Check the sentences completed so far; return the newly released text."""
