@@ -79,11 +79,15 @@ def _resolver(fn: Callable[..., Any], source: Source, what: str) -> Callable[[Ma
             f"or a callable taking the bound arguments"
         )
 
+    # the function's own **kwargs: a keyword argument it takes there (never a dict the caller passes as an ordinary
+    # argument, such as a request body with a "contexts" key of its own: round 56)
+    var_keyword = next((n for n, p in params.items() if p.kind is p.VAR_KEYWORD), None)
+
     def get(arguments: Mapping[str, Any]) -> Any:
         if source in arguments:
             return arguments[source]
-        kwargs = next((v for v in arguments.values() if isinstance(v, dict) and source in v), None)
-        if kwargs is None:
+        kwargs = arguments.get(var_keyword) if var_keyword is not None else None
+        if not isinstance(kwargs, dict) or source not in kwargs:
             raise ConfigurationError(f"{_name(fn)}() was called without {source!r} (the {what})")
         return kwargs[source]
 
@@ -163,6 +167,10 @@ def guarded(
     """Decorate a function that generates an answer (see the module docstring)."""
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if isinstance(fn, (classmethod, staticmethod)) and not callable(fn):  # (staticmethod is callable since 3.10)
+            raise ConfigurationError(
+                f"@guarded is applied to a {type(fn).__name__}: put @{type(fn).__name__} outside (above) @guarded, "
+                "so that the function is guarded before it becomes a method")
         q = _resolver(fn, question, "question")
         c = _resolver(fn, contexts, "contexts")
         called = _called(fn)

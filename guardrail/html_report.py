@@ -195,7 +195,10 @@ _BADGE = {"passed": "pass", "failed": "FAIL", "unchecked": "UNCHECKED"}
 def _answer(response: str, sentences: Sequence[SentenceEvidence]) -> str:
     """The answer as sent, each checked sentence wrapped where it stands: unsupported ones in ``<mark>``."""
     out, at = [], 0
-    for s in sorted((s for s in sentences if s.score is not None), key=lambda s: s.start):
+    # several readings of one span (a question the answer asks itself and its reply, a sentence's claims): the one that
+    # fails is drawn, never a passing one over it (round 56)
+    for s in sorted((s for s in sentences if s.score is not None),
+                    key=lambda s: (s.start, s.supported is not False, s.score)):
         if s.start < at or s.end > len(response) or s.end <= s.start:
             continue  # offsets that do not fit the answer as sent: the evidence list below still shows the sentence
         out.append(_esc(response[at:s.start]))

@@ -85,6 +85,10 @@ async def chat(request: Request) -> Response:
             return JSONResponse({"error": {"message": "boom", "type": "server_error"}}, status_code=500)
         if kind == "slow":
             await asyncio.sleep(arg)
+        if kind == "no_choices":  # 200 with "choices": [] (or null, or a choice with no message)
+            choices_of = {"empty": [], "null": None, "no_message": [{"index": 0, "finish_reason": "stop"}]}[arg]
+            return JSONResponse({"id": "j", "object": "chat.completion", "created": 1, "model": body["model"],
+                                 "choices": choices_of})
     if SETTINGS["delay_s"]:
         await asyncio.sleep(SETTINGS["delay_s"])  # a judge that takes its time on every call
     prompt = body["messages"][0]["content"]

@@ -122,6 +122,16 @@ def test_malformed_json_gets_one_repair_turn_then_a_clear_error(judge: Judge) ->
         m.faithfulness_claims(judge, Sample(Q, CTX, BAD))
 
 
+@pytest.mark.parametrize("shape", ["empty", "null", "no_message"])
+def test_a_reply_with_no_choice_is_a_clear_error(judge: Judge, shape: str) -> None:
+    """A judge that answers 200 with ``"choices": []`` was asked again forever (round 56: 7,000 calls in 30 s for one
+    row); ``null`` or a choice with no message ended the run in a traceback. Each is a JudgeError (a row's error)."""
+    judge_server.FAULTS.append(("no_choices", shape))
+    with pytest.raises(JudgeError, match="no choices|no message"):
+        m.faithfulness_claims(judge, Sample(Q, CTX, BAD))
+    assert len(judge_server.CALLS) == 1
+
+
 def test_retries_on_429_with_retry_after_and_on_500(judge: Judge) -> None:
     judge_server.FAULTS.extend([("429", 0.2), ("500", None)])
     assert m.faithfulness_claims(judge, Sample(Q, CTX, GOOD)).score == 1.0

@@ -106,6 +106,12 @@ def to_record(obj: Any, where: str, line: int, *, max_context_chars: int) -> Rec
     return _record(obj, where, line, max_context_chars)
 
 
+def _lines(text: str) -> list[str]:
+    """JSON Lines' lines: split at LF (and CRLF) only. ``str.splitlines`` also splits at U+2028, U+2029, U+0085 and
+    other breaks that JSON strings may hold unescaped (``json.dumps(..., ensure_ascii=False)`` writes them so)."""
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
 def _json(text: str, where: str) -> Any:
     """``text`` parsed as JSON, or an :class:`InputError` that names ``where`` and says what is wrong: invalid JSON, a
     number past Python's digit limit, nesting past its recursion limit (never a traceback, round 49)."""
@@ -142,7 +148,7 @@ def read_records(stream: BinaryIO, name: str, *, max_context_chars: int) -> list
         except (ValueError, RecursionError):
             pass  # read again line by line, which names the line and what is wrong
     records = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(_lines(text), 1):
         if not line.strip():
             continue
         obj = _json(line, f"{name}: line {n}")
@@ -176,7 +182,7 @@ def read_rows(path: Path, subset: str | None, limit: int | None) -> list[dict[st
         rows = _json(text, str(path))
     else:
         rows = []
-        for n, line in enumerate(text.splitlines(), 1):
+        for n, line in enumerate(_lines(text), 1):
             if line.strip():
                 rows.append(_json(line, f"{path}: line {n}"))
     if not all(isinstance(r, dict) for r in rows):

@@ -193,8 +193,9 @@ class Judge:
             if response.usage is not None:
                 usage.prompt_tokens += response.usage.prompt_tokens or 0
                 usage.completion_tokens += response.usage.completion_tokens or 0
-            for choice in response.choices[:want]:
-                objects.append(self._parse(messages, choice.message.content, check, usage, temp))
+            choices = _reply_choices(response, self.model)
+            for choice in choices[:want]:
+                objects.append(self._parse(messages, _content(choice, self.model), check, usage, temp))
                 probs.append(_first_token_probs(choice) if logprobs else {})
         if self._cache is not None:
             self._cache.put(key, {"objects": objects, "logprobs": probs})
@@ -246,13 +247,33 @@ class Judge:
             usage.prompt_tokens += response.usage.prompt_tokens or 0
             usage.completion_tokens += response.usage.completion_tokens or 0
         try:
-            obj = parse_json_object(response.choices[0].message.content)
+            obj = parse_json_object(_content(_reply_choices(response, self.model)[0], self.model))
             if check:
                 check(obj)
             return obj
         except (ValueError, KeyError, TypeError) as second:
             raise JudgeError(f"the judge {self.model!r} gave no usable JSON after a repair turn: {second} "
                              f"(first reply: {problem})") from None
+
+
+def _reply_choices(response: Any, model: str) -> list[Any]:
+    """The choices of a judge's reply; JudgeError for a reply with none (an empty list would ask again forever,
+    round 56) or with no list at all."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        given = "null" if choices is None else type(choices).__name__ if not isinstance(choices, list) else "[]"
+        raise JudgeError(f"the judge {model!r} answered with no choices ({given}): the endpoint is not a chat "
+                         "completions API, or it failed without an error status")
+    return choices
+
+
+def _content(choice: Any, model: str) -> str | None:
+    """A choice's message text; JudgeError for a choice with no message."""
+    message = getattr(choice, "message", None)
+    if message is None:
+        raise JudgeError(f"the judge {model!r} answered a choice with no message")
+    content = getattr(message, "content", None)
+    return content if isinstance(content, str) or content is None else str(content)
 
 
 def _first_token_probs(choice: Any) -> dict[str, float]:

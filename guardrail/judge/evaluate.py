@@ -84,7 +84,7 @@ def read_results(out_path: Path) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     if not out_path.exists():
         return found
-    for line in out_path.read_text(encoding="utf-8").splitlines():
+    for line in out_path.read_text(encoding="utf-8").split("\n"):  # (not splitlines: a U+2028 inside a string)
         try:
             row = json.loads(line)
             key = str(row["id"])
