@@ -696,10 +696,7 @@ def answered_elsewhere(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
     7 kg and 23 kg is the checked bag's; "1.2 kg." to "How much does the AeroBook 16 weigh?" where 1.2 kg is the
     14's). Read alone, the span is a copy of a context phrase and the model entails it (round 25: 17 of 18 such
     answers delivered)."""
-    return _said_elsewhere(text, basis, frozenset(basis.question_words) - _ASKING)
-
-
-def _said_elsewhere(text: str, basis: EvidenceBasis, key: frozenset[str]) -> tuple[str, ...]:
+    key = frozenset(basis.question_words) - _ASKING
     if not key:
         return ()
     out: list[str] = []

@@ -112,17 +112,23 @@ def _lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
 
 
+def _unreadable(exc: ValueError | RecursionError, where: str) -> InputError:
+    """What is wrong with JSON that ``json.loads`` refused, naming ``where``: invalid JSON, a number past Python's
+    digit limit, nesting past its recursion limit (never a traceback, round 49)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return InputError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})")
+    if isinstance(exc, RecursionError):
+        return InputError(f"{where}: the JSON is nested too deeply to read; flatten the row")
+    # an integer longer than sys.get_int_max_str_digits() allows
+    return InputError(f"{where}: the JSON holds a number too long to read ({exc}); write it as a string")
+
+
 def _json(text: str, where: str) -> Any:
-    """``text`` parsed as JSON, or an :class:`InputError` that names ``where`` and says what is wrong: invalid JSON, a
-    number past Python's digit limit, nesting past its recursion limit (never a traceback, round 49)."""
+    """``text`` parsed as JSON, or an :class:`InputError` that names ``where`` and says what is wrong."""
     try:
         return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
-    except RecursionError:
-        raise InputError(f"{where}: the JSON is nested too deeply to read; flatten the row") from None
-    except ValueError as exc:  # an integer longer than sys.get_int_max_str_digits() allows
-        raise InputError(f"{where}: the JSON holds a number too long to read ({exc}); write it as a string") from None
+    except (ValueError, RecursionError) as exc:
+        raise _unreadable(exc, where) from None
 
 
 def read_records(stream: BinaryIO, name: str, *, max_context_chars: int) -> list[Record]:
@@ -136,17 +142,15 @@ def read_records(stream: BinaryIO, name: str, *, max_context_chars: int) -> list
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"{name}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
-        except (ValueError, RecursionError):
-            data = _json(text, name)  # raises, with what is wrong
+        except (ValueError, RecursionError) as exc:
+            raise _unreadable(exc, name) from None
         return [_record(o, f"{name}: item {i}", i, max_context_chars) for i, o in enumerate(data, 1)]
     if stripped[0] == "{":
         try:
             data = json.loads(text)
             return [_record(data, f"{name}: line 1", 1, max_context_chars)]
-        except json.JSONDecodeError:
-            pass  # JSON Lines
-        except (ValueError, RecursionError):
-            pass  # read again line by line, which names the line and what is wrong
+        except (ValueError, RecursionError):  # (JSONDecodeError is a ValueError)
+            pass  # not one JSON document: JSON Lines, read below line by line, which names a bad line and what is wrong
     records = []
     for n, line in enumerate(_lines(text), 1):
         if not line.strip():
