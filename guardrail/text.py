@@ -462,6 +462,62 @@ def is_courtesy(text: str) -> bool:
     return all(len(p) <= 120 and _COURTESY.match(p.strip()) for p in parts)
 
 
+#: a question to the reader about the reader ("Are you into painting yourself?", "Have you ever tried ice fishing?",
+#: "How old are your kids?", "Could you push it back a month?"): its subject is "you" (or "your ...")
+_READER_QUESTION = re.compile(
+    r"(?i)^(?:(?:so|and|but|also|oh|then|anyway|now|btw|out\s+of\s+interest)\s*,?\s+)?"
+    r"(?:(?:what|how|where|when|which|who|why)(?:\s+[^\W\d]+){0,2}\s+)?"
+    r"(?:are|do|did|have|were|was|could|would|will|can|should|is|has)\s+(?:you|yours|your\s+[^\W\d]+(?:\s+[^\W\d]+)?)"
+    r"(?P<rest>(?:\s+[^\W\d]+(?:['\u2019][^\W\d]+)?){0,10})\s*\?+$"
+    r"|^(?:tempted|interested|curious|keen|excited|thoughts|any\s+thoughts|any\s+plans|sound\s+good|make\s+sense|"
+    r"fancy\s+it)(?P<none>)\s*\?+$")
+#: what makes a question to the reader say something of the world: a clause inside it ("..., which can be returned
+#: within 90 days?", "... because ...?"), a verb that presupposes what follows it ("Did you know engineers earn
+#: more?", "Have you heard that ...?"), a negation ("Didn't you know ...?")
+_READER_CLAIMS = re.compile(
+    r"(?i)\b(?:which|who|whose|that|because|since|as|so|where|when|while|although|though|if|unless|than|not|cannot|"
+    r"never|no|sure|certain|positive|convinced)\b|n't\b|\b(?:know|knew|realis\w*|realiz\w*|aware|heard?|notic\w*|"
+    r"remember\w*|recall\w*|seen|see|saw|read|learn\w*|found|find|told|tell)\s+\S+\s+\S+")
+#: an interjection and an evaluation that names nothing ("Oh nice!", "Sounds fun!", "Ah, bad luck!", "Oh wow,
+#: that's a nice bit of history!", "Nice, congrats on the EV!")
+_INTERJECTION = (r"(?:oh|ooh|ah|aw+|wow|whoa|yay|ugh|hmm+|ha(?:ha)*|lol|nice|cool|great|awesome|lovely|brilliant|"
+                 r"fantastic|amazing|same|me\s+too|ouch|yikes|oops|bummer|gosh|oh\s+no|oh\s+dear|ah\s+well|fair\s+enough|"
+                 r"love\s+(?:it|that)|good\s+(?:one|call|choice|idea)|great\s+(?:choice|idea|call)|sounds\s+good)")
+_EVALUATION = (r"(?:nice|fun|great|lovely|cool|amazing|awesome|exciting|interesting|wild|impressive|fascinating|"
+               r"brilliant|fantastic|wonderful|neat|sad|tough|annoying|frustrating|unlucky|rough|scary|cute|beautiful|"
+               r"perfect|(?:a\s+)?(?:shame|pity)|(?:bad|good|hard|tough)\s+luck|(?:a\s+)?(?:lot\s+of\s+)?fun)")
+_REACTION = re.compile(
+    r"(?i)^(?:" + _INTERJECTION + r"(?:[\s,!.…]+|$))*"
+    r"(?:(?:(?:that|it|this)(?:'s|\u2019s|\s+is|\s+was|'d\s+be|\s+would\s+be|\s+sounds(?:\s+like)?)|what|how|sounds"
+    r"(?:\s+like)?|looks(?:\s+like)?|such)\s+(?:(?:a|an|so|really|very|pretty|quite|such|super|truly|real)\s+)*"
+    + _EVALUATION + r"(?:\s+(?:bit\s+of\s+history|idea|plan|trip|choice|spot|place|one|story|find|time|thing))?"
+    r"|congrats(?:\s+on\s+(?:the|your)\s+[^\W\d]+)?|" + _EVALUATION + r")?[\s!.…]*$")
+
+
+def remarks_to_reader(text: str) -> bool:
+    """A question to the reader about the reader ("Are you into painting yourself?", "How old are your kids?") or a
+    reaction that names nothing ("Oh nice!", "Sounds fun!", "Ah, bad luck!"): chat replies wrap their facts in them.
+    Neither states a fact about the contexts' subject; beside a claim each claims nothing (alone, the reply says
+    nothing the contexts support: ``guardrail.checks.faithfulness`` judges it then). A question that holds a clause, a
+    presupposing verb with what it presupposes, a negation or a figure is no such remark ("Did you know gift cards can
+    be returned?").
+
+    >>> [remarks_to_reader(t) for t in ("Are you into painting yourself?", "How old are your kids?", "Oh nice!",
+    ...   "Have you heard it?", "Oh wow, that's a nice bit of history!", "Did you know gift cards can be returned?",
+    ...   "Would you like to return gift cards, which can be returned any time?", "Are you 18?", "Gift cards?")]
+    [True, True, True, True, True, False, False, False, False]
+    """
+    t = " ".join(_EMOJI_EDGE.sub(" ", text).split()).replace("\u2019", "'").strip(" *_")
+    if not t or len(t) > 160 or any(ch.isdigit() for ch in t):
+        return False
+    if t.endswith("?"):
+        m = _READER_QUESTION.match(t)
+        if m is None or m.group("rest") is None:
+            return m is not None  # "Tempted?"
+        return _READER_CLAIMS.search(m.group("rest")) is None and "," not in t[m.start("rest"):]
+    return any(ch.isalpha() for ch in t) and _REACTION.match(t) is not None
+
+
 _JOINED = re.compile(r"(?i)\s*(?:[,;]\s*(?:and\s+|but\s+)?|\s+and\s+)(?=(?:please |do |feel |let |have |enjoy |"
                      r"i |we |wishing |happy |safe |thanks |thank |hope |sorry ))")
 
@@ -711,10 +767,10 @@ _WISH = re.compile(
     # (alone: with words after them they may presume a claim, "Congratulations on your gift card refund!")
     r"|(?:congratulations|congrats|enjoy|(?:so\s+|very\s+|really\s+)?sorry\s+to\s+hear(?:\s+(?:that|this|about\s+"
     r"(?:that|this|(?:the|your)\s+[^\W\d]+)))?|happy\s+[^\W\d]+ing)(?=\W*$)"
-    r"|(?:I\s+|we\s+)?hope\s+(?:(?:he|she|they|you|it|everything|things|all)(?:'s|’s|'re|’re)?|(?:your|the|an?|his|her|their)"
+    r"|(?:(?:I\s+|we\s+)?hope|fingers\s+crossed)\s+(?:(?:he|she|they|you|it|everything|things|all)(?:'s|’s|'re|’re)?|(?:your|the|an?|his|her|their)"
     r"\s+[^\W\d]+(?:\s+[^\W\d]+)?)\s+(?:is\s+|are\s+|will\s+be\s+|gets?\s+|goes\s+|go\s+|feels?\s+|turns?\s+|works?\s+|"
-    r"dries\s+|dry\s+|recovers?\s+)?(?:okay|ok|alright|all\s+right|fine|well|better|sorted|resolved|fixed|out|"
-    r"smoothly|soon|quickly|better\s+soon|out\s+fine|up)(?:\s+(?:fine|soon|quickly|well|okay|smoothly|out))*(?=\W*$)"
+    r"dries\s+|dry\s+|recovers?\s+|eases?\s+|clears?\s+)?(?:okay|ok|alright|all\s+right|fine|well|better|sorted|"
+    r"resolved|fixed|out|smoothly|soon|quickly|better\s+soon|out\s+fine|up|down)(?:\s+(?:fine|soon|quickly|well|okay|smoothly|out))*(?=\W*$)"
     r"|anything\s+else\s+(?:I|we)\s+can\s+(?:help|assist)(?:\s+you)?(?:\s+with)?"
     r"|(?:would|do)\s+you\s+(?:like|want|need)\s+(?:(?:me|us)\s+to\s+(?:help|assist|explain|check|go\s+over|"
     r"walk\s+you\s+through|look\s+into)|(?:any\s+|some\s+)?(?:more\s+|further\s+|additional\s+)?"

@@ -1280,6 +1280,8 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         if base == "they" and _said_by(toks, k) and not any(_names_a_person(r) or _person_noun(r) or _group_noun(r)
                                                              for r in order[:1]):
             continue  # "they said", "unless they agree": people the referents do not name, read as written
+        if possessive and own and not loose:
+            continue  # "... pushed the River Tolle over its banks": the sentence names what "its" points at, read whole
         if possessive and order and {w.lower() for w in tokenize(order[0])} & {"you", "i", "we", "your", "that", "which",
                                                                                "who"}:
             continue  # "its" read as a long phrase ("a swimsuit you bought's") garbles the claim: read as written
@@ -1442,6 +1444,12 @@ _TRUE_THAT = re.compile(r"(?i)^\s*(?:is|isn't|isnt)\s+it\s+(?:really\s+|actually
                         r"\s+that\s+(.{3,}?)\s*\?*\s*$")
 
 
+#: a question whether the reader saw or heard of something ("Did you see Femke Rijns came second?", "Have you heard
+#: that the museum closed?"): a pronoun of the reply points at what the statement names, not at the reader
+_PERCEIVED = re.compile(r"(?i)^\s*(?:did|have|had)\s+you\s+(?:already\s+|ever\s+)?(?:see|seen|hear|heard|read|notice|"
+                        r"noticed|catch|caught)\s+(?:that\s+)?(?=[^\W\d]+\s+[^\W\d]+\s+\S+\s+\S+)(.{3,}?)\s*\?*\s*$")
+
+
 @functools.lru_cache(maxsize=256)  # a stream asks it once per sentence of the same question
 def _question_referents(question: str) -> tuple[str, ...]:
     """What a pronoun of the answer may point at in the question: its subject, its object, the topic it asks about
@@ -1451,7 +1459,7 @@ def _question_referents(question: str) -> tuple[str, ...]:
     if not q:
         return ()
     out: list[str] = []
-    embedded = _TRUE_THAT.match(q)
+    embedded = _TRUE_THAT.match(q) or _PERCEIVED.match(q)
     if embedded:  # "Is it true that gift cards cannot be returned?": what the statement names
         written = embedded.group(1).strip()
         clause = written[:1].upper() + written[1:] + "."
@@ -1514,6 +1522,8 @@ _LEAD_ADVERBIAL = re.compile(
     r"(?i)^\s*(?:(?:[a-z]{3,}ly|see|look|listen|well|so|anyway|ok|okay|alright|plus|also|still|now|today|currently|generally|usually|typically|normally|overall|"
     r"basically|however|additionally|importantly|of\s+course|in\s+general|in\s+addition|as\s+a\s+rule|in\s+most\s+cases|"
     r"in\s+practice|at\s+the\s+moment|right\s+now|these\s+days|for\s+now|for\s+example|for\s+instance)\s*,\s*|"
+    r"(?:meanwhile|moreover|furthermore|separately|elsewhere|later|earlier)\s*,\s*|"
+    r"(?:meanwhile|moreover|furthermore|separately|elsewhere|additionally|however|later|earlier)\s+(?=(?-i:[A-Z]))|"
     r"(?:please\s+)?(?:note|remember|keep\s+in\s+mind|be\s+aware)\s+that\s+|"
     r"(?:please\s+note|note|nb|n\.b\.|important|tip|pro\s+tip|reminder|warning|caution|update|fyi|ps|p\.s\.|"
     r"heads[-\s]up|keep\s+in\s+mind|remember)\s*:\s+|"
@@ -1613,11 +1623,20 @@ def _plain_subject(sentence: str, main: bool = True) -> str | None:
     if any(t in _MARKERS or t in ("\u2014", "\u2013", ":", ";") for t in subject):
         return None  # a dash or a colon inside: no noun phrase ("Sure thing \u2014 just send ...")
     words = [t for t in subject if any(c.isalnum() for c in t)]
+    if len(words) > 2 and words[-1].lower() in _PERSONAL_SUBJECTS:
+        # "The info I have only says ...", "The car you rented is ...": a relative clause without "that" follows
+        subject = subject[: len(subject) - 1 - subject[::-1].index(words[-1])]
+        words = words[:-1]
     if not words or len(subject) > SUBJECT_MAX_TOKENS or words[0].lower() in PRONOUNS or \
+            re.split(r"['\u2019]", words[0].lower())[0] in PRONOUNS or \
             words[0].lower() in BOUNDARY_WORDS or words[0].lower() in ("please", "simply") or \
             words[0].lower() in PREPOSITIONS or words[0].lower() in _SUBORDINATORS:
         return None
     return join_tokens(subject)
+
+
+#: pronouns that open a relative clause without "that" after a noun ("the info I have")
+_PERSONAL_SUBJECTS = frozenset({"i", "you", "we", "they", "he", "she"})
 
 
 def claim_object(sentence: str) -> str | None:

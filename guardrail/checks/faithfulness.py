@@ -111,6 +111,7 @@ from guardrail.text import (
     is_refusal,
     lone_surrogate,
     qa_hypothesis,
+    remarks_to_reader,
     split_sentences,
     stem,
     token_windows,
@@ -386,7 +387,7 @@ def _list_head(text: str) -> tuple[str, str] | None:
     # the clause stops at its verb or a preposition: "includes:", "You can return:", "are:", "go to:"
     verb_end = last in AUX or last in NEG_AUX or last in BE or last in PREPOSITIONS or (
         looks_verb(toks[-1]) and (last not in VERBS or len(toks) == 1 or toks[-2].lower() in AUX | BE | set(NEG_AUX)
-                                  or toks[-2].lower() in PRONOUNS))
+                                  or toks[-2].lower() in PRONOUNS or toks[-2].lower() == "to"))
     if not verb_end:
         label = _label_words(t)
         if label is not None:
@@ -394,6 +395,13 @@ def _list_head(text: str) -> tuple[str, str] | None:
     if is_lead_in(t) or len(toks) < 2 or not verb_end:
         return None
     return "clause", t[:-1].strip()
+
+
+def heads_list(text: str) -> bool:
+    """A line the list items after it complete, and whose claim is judged in them ("You'll need to bring:", "The
+    following cannot be returned:"); a label line ("Gift cards:") claims nothing alone."""
+    opens = _list_head(text)
+    return opens is not None and opens[0] != "label"
 
 
 def _complement(body: str) -> bool:
@@ -497,7 +505,12 @@ class FaithfulnessCheck:
         items: list[ResponseItem] = []
         # an answer that makes no claim at all ("Great question! Absolutely!") answers a yes/no question with its
         # yes/no words; beside a claim, "Sure!" is a pleasantry and the claim is what is judged
-        claimless = not any(makes_claim(span.of(response)) for span in pieces)
+        # a question to the reader or a reaction ("Have you been?", "Oh nice!") claims nothing beside a claim (here or
+        # in the answer before this part); alone it is judged, as the reply it is
+        remark = [cfg.answer_claims and remarks_to_reader(span.of(response)) for span in pieces]
+        claimless = not any(makes_claim(span.of(response)) and not r for span, r in zip(pieces, remark))
+        beside_claim = any(remark) and (not claimless or any(
+            makes_claim(sp.of(preceding)) and not remarks_to_reader(sp.of(preceding)) for sp in before[-_RECENT:]))
         # what a pronoun may point at ("They can be returned." under "Can gift cards be returned?"): a title or a
         # short question just before it, the subject of the claim before it, else what the user's question names
         asked = question_referents(q) if q and cfg.answer_claims else []
@@ -515,11 +528,18 @@ class FaithfulnessCheck:
         # the line a list's items complete ("The Basic plan includes:"), and the items read since
         head: tuple[str, str] | None = earlier.get("head")
         head_age: int = earlier.get("head_age", 0)
-        for span in pieces:
+        head_at = len(items)  # the head's own items (a head in the answer before this part was judged there)
+        for at, span in enumerate(pieces):
             text = span.of(response)
             if cfg.answer_claims:  # "Q: Can gift cards be returned?" / "A: No.": a question and its reply
                 text = _QA_LABEL.sub("", text, count=1)
             prior, previous = previous, text
+            if remark[at] and beside_claim:
+                # "The museum opened in 1983. Are you into painting yourself?": the facts are what is judged
+                items.append(ResponseItem(span, text, text, False, False))
+                if not text.rstrip().endswith("?"):  # a reaction is no sentence a reply leans on; a question may be
+                    previous = prior
+                continue
             if cfg.answer_claims and is_courtesy(text):
                 # "Thanks for asking!", "I understand your frustration.", "Have a great trip!": courtesy claims
                 # nothing, and nothing after it leans on it ("Good news! Covered up to $2,500." reads "Covered ..."
@@ -564,8 +584,8 @@ class FaithfulnessCheck:
                 topic_age = 0
                 continue
             opens = _list_head(text) if cfg.answer_claims else None
-            if opens is not None:  # "The Basic plan includes:" is judged as written, and each item with it
-                head, head_age = opens, 0
+            if opens is not None:  # "The Basic plan includes:" is judged with each item, and as written when none follows
+                head, head_age, head_at = opens, 0, len(items)
             elif head is not None:
                 head_age += 1
                 item = _ITEM.match(text)
@@ -578,6 +598,11 @@ class FaithfulnessCheck:
                 else:
                     made_item = _under_head(head, body)
                     if made_item is not None and tok.count(made_item) <= hyp_budget:
+                        if head_age == 1 and head[0] != "label":
+                            # the head's claim is judged whole in each item it completes ("You'll need to bring:" +
+                            # "- Immunization records"): alone it is a clause cut before its object, which no context
+                            # states as written
+                            items[head_at:] = [dataclasses.replace(it, check=False) for it in items[head_at:]]
                         items.append(ResponseItem(span, text, made_item, True, False, claim=True))
                         continue
             # "- Gift cards: yes" to "What can I return?": the yes is said of the label, as the question asks it
@@ -878,6 +903,19 @@ class FaithfulnessCheck:
                         items.append(ResponseItem(span, text, denied, True, fragment, claim=True, veto=True, rules=False,
                                                   affirms=True))
                     continue
+                if made is not None and made.kind == "yes/no" and asks_yes_no(q) and _PLAIN_YES_NO.match(text) and \
+                        not makes_claim(text) and any(makes_claim(later.of(response)) and not remark[k]
+                                                      for k, later in enumerate(pieces[at + 1:], at + 1)):
+                    # "Yes! There's a sandy beach at Tra Mhor." is "Yes, there's a sandy beach at Tra Mhor." in two
+                    # sentences, and is judged as it is: the claim after the reply is judged, the question's statement
+                    # fails only where the contexts deny it (a yes) or state it (a no); r58: "There is somewhere to
+                    # swim on Inis Corra." (0.18) blocked the faithful reply the beach sentence supports
+                    said = yes_no_statement(q, True)
+                    if said is not None and tok.count(said) <= hyp_budget:
+                        yes = bool(polarity(text)[0])
+                        items.append(ResponseItem(span, text, said, True, fragment, claim=True, veto=True, rules=False,
+                                                  affirms=not yes))
+                        continue
                 if made is not None and tok.count(made.statement) <= hyp_budget:
                     items.append(ResponseItem(span, text, made.statement, True, fragment, claim=True))
                     continue

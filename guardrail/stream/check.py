@@ -31,11 +31,11 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 import numpy as np
 
 from guardrail.checks.evaluator import CheckTimings, Evaluation, Evaluator
-from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence
+from guardrail.checks.faithfulness import FaithfulnessResult, SentenceEvidence, heads_list
 from guardrail.checks.relevance import RetrievalRelevance
 from guardrail.checks.claims import makes_claim, polarity, yes_no_answer, yes_no_only, yes_no_statement
 from guardrail.checks.lexicon import looks_verb, tokenize
-from guardrail.text import is_courtesy
+from guardrail.text import is_courtesy, remarks_to_reader
 from guardrail.decision import decide, faithfulness_limit, mean_fails, sentence_fails, streams_hold_to_end
 from guardrail.errors import OverloadedError, UncheckableError, UnreadableError
 from guardrail.policy import Action, Policy
@@ -94,6 +94,12 @@ def _span_like(text: str) -> bool:
     toks = tokenize(text)
     return 0 < len(toks) <= 6 and not any(looks_verb(t) for t in toks) and not yes_no_answer(text) and \
         not is_courtesy(text) and not text.rstrip().endswith("?")
+
+
+def _claims(text: str) -> bool:
+    """A sentence (as a reader sees it) that makes a claim, not a remark to the reader ("Oh nice!")."""
+    shown = render(text).text
+    return makes_claim(shown) and not remarks_to_reader(shown)
 
 
 def _bare(text: str) -> str:
@@ -449,10 +455,28 @@ class StreamGuard:
                     continue
             judged = s
             shown = render(s.text).text  # "Yes[^1].": the reply a reader sees
+            if not self._claimed and remarks_to_reader(shown):
+                # "Oh nice!", "Have you been?" before any claim: it claims nothing beside one, so it is read with the
+                # sentences up to the first claim after it, as the whole answer reads it (held until that completes);
+                # at the end, with what there is
+                claim = next((i for i in range(k + 1, len(sentences)) if _claims(sentences[i].text)), None)
+                if claim is None and not final:
+                    break
+                last = claim if claim is not None else len(sentences) - 1
+                if last > k:
+                    judged, skip = sentences[last], last + 1
             if self.question and not self._last_before(s.start) and _span_like(shown):
                 # a short span first ("Webhooks.", "Litware Inc.") is the answer when it is all the answer, and the
                 # topic of what follows otherwise (as the whole answer reads it): held until the next sentence
                 # completes, then read with it; at the end, alone
+                if len(sentences) == k + 1 and not final:
+                    break
+                if len(sentences) > k + 1:
+                    judged, skip = sentences[k + 1], k + 2
+            if judged is s and heads_list(shown):
+                # a list's head ("You'll need to bring:") is judged with the item after it, as the whole answer reads
+                # it (its claim is judged whole in each item it completes): held until that item completes; at the
+                # end, alone
                 if len(sentences) == k + 1 and not final:
                     break
                 if len(sentences) > k + 1:
@@ -472,7 +496,7 @@ class StreamGuard:
             if not self._passes(self.text[s.start : judged.end], s.start):
                 self.state = STOPPED
                 break
-            self._claimed = self._claimed or makes_claim(render(judged.text).text)
+            self._claimed = self._claimed or _claims(judged.text)
             end = self._sentences.past_space(judged.end)  # released now, its trailing whitespace with it
         if pending and final and self.state is HOLDING and self._claimed:
             # a yes/no pleasantry after the answer's claims signs off ("... cannot be returned. 👍"), as in a whole

@@ -1,0 +1,136 @@
+"""Readings of session 20, from a new blind set (r58: news summaries, knowledge-grounded chat replies, short answers
+and long Wikipedia-style claims, written by a helper that saw no code), where 34 of 39 faithful chat replies were
+blocked. A question to the reader ("Are you into painting yourself?") or a reaction ("Oh nice!", "Ah, bad luck!")
+beside a claim claims nothing; a bare "Yes!" before the claim that answers is read as "Yes, <claim>" is; a list's
+head ("You'll need to bring:") is judged whole in each item it completes (alone when none follows); a possessive
+whose own sentence names its antecedent is read as written ("... pushed the River Tolle over its banks" had become
+"... over Two days of heavy rain's banks"). The functions on tables of shapes; the verdicts through the real model,
+whole and streamed alike, each with a twin that must still fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from block_mode import block_guard, both  # noqa: F401 - fixture
+from guardrail.checks.claims import claim_subject, resolve_pronouns
+from guardrail.checks.faithfulness import heads_list
+from guardrail.guard import Guard
+from guardrail.text import is_offer, remarks_to_reader
+
+SCHOOL = ["Enrollment. To enroll a new student in Maplewood Unified School District, families must provide proof of "
+          "the child's age (a birth certificate or passport), immunization records, and two proofs of residence "
+          "within district boundaries dated within the last 60 days. Kindergarten students must be 5 years old on or "
+          "before September 1."]
+SCHOOL_Q = "What documents do I need to enroll my child?"
+
+
+@pytest.mark.parametrize(("line", "heads"), [
+    ("You'll need to bring:", True),
+    ("You need to provide:", True),
+    ("The Basic plan includes:", True),
+    ("The following cannot be returned:", True),
+    ("Gift cards:", False),  # a label: it claims nothing alone
+    ("Here is the policy:", False),  # a lead-in heads nothing the items need
+    ("Gift cards can be returned within 30 days.", False),
+])
+def test_list_heads(line: str, heads: bool) -> None:
+    assert heads_list(line) is heads
+
+
+def test_a_head_is_judged_in_the_items_it_completes(block_guard: Guard) -> None:
+    """"You'll need to bring:" then the documents: passes whole and streamed (it blocked, 0.11 alone); with an item
+    the contexts do not name, it is blocked both ways."""
+    good = ("You'll need to bring:\n\n- Proof of your child's age, such as a birth certificate or passport\n"
+            "- Two proofs of residence dated within the last 60 days\n")
+    bad = ("You'll need to bring:\n\n- Proof of your child's age, such as a birth certificate or passport\n"
+           "- A signed letter from your employer\n")
+    assert both(block_guard, SCHOOL_Q, SCHOOL, good) == ("pass", "pass")
+    assert both(block_guard, SCHOOL_Q, SCHOOL, bad) == ("block", "block")
+
+
+def test_a_head_with_no_item_is_judged_as_written(block_guard: Guard) -> None:
+    """The head's claim is never dropped: with nothing after it, or with items that complete nothing, it is judged
+    alone; its claim is judged in every item it completes."""
+    gift = ["Gift cards cannot be returned. Jackets can be returned within 30 days."]
+    q = "What can I return?"
+    result = block_guard.check(q, gift, "Gift cards can be returned within 90 days at:")
+    assert result.action == "block"
+    evaluation = result.evaluation
+    assert evaluation is not None and evaluation.faithfulness.sentences[0].supported is False
+    result = block_guard.check(q, gift, "Gift cards can be returned within 90 days at:\n- any store")
+    assert result.action == "block" and result.evaluation is not None
+    read = [s.hypothesis for s in result.evaluation.faithfulness.sentences if s.supported is not None]
+    assert read == ["Gift cards can be returned within 90 days at any store."]
+    stream = block_guard.stream(q, gift)
+    assert stream.feed("Gift cards can be returned within 90 days at:\n") == ""  # held for its item
+    assert stream.finish().verdict.action == "block"
+
+
+@pytest.mark.parametrize(("sentence", "remark"), [
+    ("Are you into painting yourself?", True),
+    ("Have you ever tried ice fishing?", True),
+    ("Do you mostly ride in Eco mode?", True),
+    ("How old are your kids?", True),
+    ("Could you push it back a month?", True),
+    ("Have you heard it?", True),
+    ("Tempted?", True),
+    ("Oh nice!", True),
+    ("Sounds fun!", True),
+    ("Ah, bad luck!", True),
+    ("Nice, congrats on the EV!", True),
+    ("Oh wow, that's a nice bit of history!", True),
+    # what says something of the world is no remark
+    ("Did you know gift cards can be returned?", False),
+    ("Are you aware gift cards can be returned within ninety days?", False),
+    ("Are you sure gift cards cannot be returned?", False),
+    ("Would you like to return gift cards, which can be returned any time?", False),
+    ("Have you heard of the new return policy?", False),
+    ("Are you 18?", False),
+    ("Gift cards?", False),
+    ("Oh nice, gift cards can be returned!", False),
+    ("Ooh, winter's a lovely time for Lake Orvena!", False),
+])
+def test_remarks_to_the_reader(sentence: str, remark: bool) -> None:
+    assert remarks_to_reader(sentence) is remark
+
+
+ISLAND = ["Around Inis Corra. The island is 9 km long and has about 150 permanent residents. Bicycles can be hired next "
+          "to the pier for €20 a day. Highlights include the ruined 12th-century chapel of St Fechin, the lighthouse at "
+          "the island's western tip, and a sandy beach at Tra Mhor that is lifeguarded in July and August."]
+
+
+def test_a_chat_reply_is_judged_on_its_facts(block_guard: Guard) -> None:
+    """Questions back and reactions around the facts claim nothing; the facts are judged (a wrong month is blocked),
+    and a reply that is only a question is still judged as the reply it is."""
+    q = "Any tips for a day on Inis Corra?"
+    good = "Oh nice! You can hire a bike by the pier for €20 a day. Are your kids keen cyclists?"
+    bad = "Oh nice! You can hire a bike by the pier for €35 a day. Are your kids keen cyclists?"
+    assert both(block_guard, q, ISLAND, good) == ("pass", "pass")
+    assert both(block_guard, q, ISLAND, bad) == ("block", "block")
+    alone = block_guard.check(q, ISLAND, "Are your kids keen cyclists?")
+    assert alone.evaluation is not None
+    assert [s.supported for s in alone.evaluation.faithfulness.sentences] != [None]  # judged, not skipped
+
+
+def test_a_bare_yes_before_its_claim_reads_as_one_reply(block_guard: Guard) -> None:
+    """"Yes! There's a sandy beach ..." to "Is there anywhere to swim?": the beach sentence is judged and the yes fails
+    only where the contexts deny it; a yes the contexts deny is blocked, and so is a no they state the opposite of."""
+    q = "Is there anywhere to swim on Inis Corra?"
+    good = "Yes! There's a sandy beach at Tra Mhor, and it has lifeguards in July and August."
+    assert both(block_guard, q, ISLAND, good) == ("pass", "pass")
+    gift = ["Gift cards cannot be returned. Other items can be returned within 30 days with a receipt."]
+    wrong_yes = "Yes! Other items can be returned within 30 days with a receipt."
+    assert both(block_guard, "Can gift cards be returned?", gift, wrong_yes) == ("block", "block")
+    bike = ["Bicycles can be hired next to the pier for €20 a day."]
+    wrong_no = "No. Bicycles can be hired next to the pier for €20 a day."
+    assert both(block_guard, "Can bicycles be hired next to the pier?", bike, wrong_no) == ("block", "block")
+
+
+def test_readings_that_were_garbled() -> None:
+    """A possessive whose sentence names its antecedent is read as written; an expletive "It's" and a subject before a
+    relative clause without "that" are no referents."""
+    assert resolve_pronouns("Two days of heavy rain pushed the River Tolle over its banks.", ["the river"]) is None
+    assert claim_subject("It's unlikely to make you drowsy.") is None
+    assert claim_subject("The info I have only says she missed the season.") == "The info"
+    assert claim_subject("Meanwhile Nordwind, which flew 4.2 million passengers, is axing its route.") == "Nordwind"
+    assert is_offer("Fingers crossed it's soon!") and is_offer("Hope the water goes down soon.")
