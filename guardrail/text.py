@@ -486,12 +486,18 @@ _INTERJECTION = (r"(?:oh|ooh|ah|aw+|wow|whoa|yay|ugh|hmm+|ha(?:ha)*|lol|nice|coo
 _EVALUATION = (r"(?:nice|fun|great|lovely|cool|amazing|awesome|exciting|interesting|wild|impressive|fascinating|"
                r"brilliant|fantastic|wonderful|neat|sad|tough|annoying|frustrating|unlucky|rough|scary|cute|beautiful|"
                r"perfect|(?:a\s+)?(?:shame|pity)|(?:bad|good|hard|tough)\s+luck|(?:a\s+)?(?:lot\s+of\s+)?fun)")
+#: advice that names nothing it is about ("I'd steer clear of that one.", "I'd think twice!", "Worth a try, I think."):
+#: what it rests on is what the answer says beside it
+_ADVICE = (r"(?:(?:i'?d|i\s+would)\s+(?:(?:probably|definitely|personally|just)\s+)?(?:steer\s+clear(?:\s+of\s+(?:it|that|"
+           r"that\s+one|them|those))?|think\s+twice|avoid\s+(?:it|that|that\s+one|them)|skip\s+(?:it|that|that\s+one)|"
+           r"give\s+it\s+a\s+(?:go|try|miss)|hold\s+off|wait|go\s+for\s+it)|(?:(?:it'?s|it\s+is|definitely|probably|"
+           r"well)\s+)?worth\s+a\s+(?:try|shot|go|look)(?:\s*,?\s*i\s+think)?)")
 _REACTION = re.compile(
     r"(?i)^(?:" + _INTERJECTION + r"(?:[\s,!.…]+|$))*"
     r"(?:(?:(?:that|it|this)(?:'s|\u2019s|\s+is|\s+was|'d\s+be|\s+would\s+be|\s+sounds(?:\s+like)?)|what|how|sounds"
     r"(?:\s+like)?|looks(?:\s+like)?|such)\s+(?:(?:a|an|so|really|very|pretty|quite|such|super|truly|real)\s+)*"
     + _EVALUATION + r"(?:\s+(?:bit\s+of\s+history|idea|plan|trip|choice|spot|place|one|story|find|time|thing))?"
-    r"|congrats(?:\s+on\s+(?:the|your)\s+[^\W\d]+)?|" + _EVALUATION + r")?[\s!.…]*$")
+    r"|congrats(?:\s+on\s+(?:the|your)\s+[^\W\d]+)?|" + _EVALUATION + r"|" + _ADVICE + r")?[\s!.…]*$")
 
 
 def remarks_to_reader(text: str) -> bool:
@@ -973,8 +979,23 @@ def _stem_alpha(word: str) -> str:
 
 
 def content_stems(text: str) -> list[str]:
-    """Stemmed content words: what premise ranking and word coverage compare."""
-    return [stem(w) for w in content_words(text)]
+    """Stemmed content words: what premise ranking and word coverage compare. A figure joined to its unit ("a
+    45-metre waterfall", "186-seat jets") is the figure and the unit, as "45 metres" is.
+
+    >>> content_stems("a 45-metre waterfall and 186-seat jets, covid-19")
+    ['45', 'metr', 'waterfall', '186', 'seat', 'jet', 'covid-19']
+    """
+    out: list[str] = []
+    for w in content_words(text):
+        if _MEASURE.fullmatch(w):
+            out.extend(stem(part) for part in w.split("-") if part)
+        else:
+            out.append(stem(w))
+    return out
+
+
+#: a figure joined to its unit by a hyphen ("45-metre", "3.5-litre", "186-seat")
+_MEASURE = re.compile(r"\d[\d.,]*-[^\W\d_]+(?:-[^\W\d_]+)*")
 
 
 #: words that make a short sentence an answer to the question rather than a pleasantry ("Yes, they can.", "No.")

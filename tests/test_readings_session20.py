@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 from block_mode import block_guard, both  # noqa: F401 - fixture
-from guardrail.checks.claims import claim_subject, resolve_pronouns
+from guardrail.checks.claims import claim_subject, hedged_reply, resolve_pronouns
 from guardrail.checks.faithfulness import heads_list
 from guardrail.guard import Guard
-from guardrail.text import is_offer, remarks_to_reader
+from guardrail.text import content_stems, is_offer, remarks_to_reader
 
 SCHOOL = ["Enrollment. To enroll a new student in Maplewood Unified School District, families must provide proof of "
           "the child's age (a birth certificate or passport), immunization records, and two proofs of residence "
@@ -79,6 +79,8 @@ def test_a_head_with_no_item_is_judged_as_written(block_guard: Guard) -> None:
     ("Ah, bad luck!", True),
     ("Nice, congrats on the EV!", True),
     ("Oh wow, that's a nice bit of history!", True),
+    ("I'd steer clear of that one.", True),
+    ("Worth a try, I think.", True),
     # what says something of the world is no remark
     ("Did you know gift cards can be returned?", False),
     ("Are you aware gift cards can be returned within ninety days?", False),
@@ -89,6 +91,7 @@ def test_a_head_with_no_item_is_judged_as_written(block_guard: Guard) -> None:
     ("Gift cards?", False),
     ("Oh nice, gift cards can be returned!", False),
     ("Ooh, winter's a lovely time for Lake Orvena!", False),
+    ("I'd avoid heavy rain with them.", False),
 ])
 def test_remarks_to_the_reader(sentence: str, remark: bool) -> None:
     assert remarks_to_reader(sentence) is remark
@@ -134,3 +137,17 @@ def test_readings_that_were_garbled() -> None:
     assert claim_subject("The info I have only says she missed the season.") == "The info"
     assert claim_subject("Meanwhile Nordwind, which flew 4.2 million passengers, is axing its route.") == "Nordwind"
     assert is_offer("Fingers crossed it's soon!") and is_offer("Hope the water goes down soon.")
+
+
+@pytest.mark.parametrize(("reply", "leans"), [
+    ("Apparently yes!", (True,)), ("Better not, sorry!", (False,)), ("I wouldn't!", (False,)),
+    ("Not directly, sadly.", (False,)), ("Probably not any time soon!", (False,)),
+    ("Apparently, gift cards can be returned.", None), ("I wouldn't return it.", None)])
+def test_hedged_replies(reply: str, leans: tuple[bool] | None) -> None:
+    """A reply that hedges its yes or no fails only where the contexts deny what it leans to."""
+    assert hedged_reply(reply) == leans
+
+
+def test_figures_joined_to_their_units_match() -> None:
+    """"45 metres." is covered by "a 45-metre waterfall" (it was blocked at 0.28 with entailment 0.86)."""
+    assert set(content_stems("45 metres.")) <= set(content_stems("the Ilvar Falls, a 45-metre waterfall"))

@@ -2306,13 +2306,16 @@ def exceeds_bound(statement: str, reason: str) -> bool | None:
 #: a reply that hedges its yes or no ("Probably not.", "Possibly.", "Potentially, yes.", "Not necessarily.", "It
 #: depends."): it asserts neither statement outright
 _HEDGED_REPLY = re.compile(
-    r"(?i)\W*(?P<h>probably|possibly|maybe|perhaps|likely|unlikely|potentially|presumably|conceivably|"
+    r"(?i)\W*(?P<h>probably|possibly|maybe|perhaps|likely|unlikely|potentially|presumably|conceivably|apparently|"
+    r"seemingly|reportedly|probably\s+not(?:\s+any\s*time\s+soon)?|i\s+wouldn'?t|i\s+would\s+not|not\s+directly|"
     r"not\s+necessarily|not\s+entirely|not\s+strictly|not\s+always|not\s+quite|not\s+exactly|not\s+really|"
     r"not\s+conclusively|not\s+fully|not\s+completely|not\s+yet|(?:it(?:'s|\s+is|\u2019s)\s+)?(?:best|better)\s+not(?:\s+to)?|"
     r"(?:it|that)\s+depends|depends|"
     # "You may.", "It might be.", "They could well." (to "Do I get compensation?"): a yes the answer only allows
     r"(?:you|it|they|we|he|she|that|this)\s+(?:may|might|could)(?:\s+well)?(?:\s+(?:be|have|do|get|qualify))?"
-    r"(?:\s+not)?)(?:[\s,]+(?P<p>not\s+yet|yes|yeah|no|not|so|yet))?\s*[.!\u2026]*\s*")
+    r"(?:\s+not)?)(?:[\s,]+(?P<p>not\s+yet|yes|yeah|no|not|so|yet))?"
+    # what a reply adds that claims nothing: regret, a hedge ("Better not, sorry!", "Not directly, sadly.")
+    r"(?:\s*,?\s*(?:sorry|sadly|unfortunately|i'?m\s+afraid|i\s+think|i'?d\s+say|i\s+guess|for\s+now))?\s*[.!\u2026]*\s*")
 #: a source before a reply ("Based on the policy, probably not.")
 _REPLY_SOURCE = re.compile(r"(?i)\s*(?:based\s+on|according\s+to|from|going\s+by|under)\s+[^,;:.!?]{1,40},\s*")
 #: a reply that is only a restriction of its yes or no ("Only with special approval.", "Not under the standard
@@ -2359,7 +2362,7 @@ def hedged_reply(sentence: str) -> tuple[bool | None] | None:
         h = " ".join(m.group("h").lower().split())
         if h.endswith("depends"):
             return (None,)
-        return (not (h.startswith("not") or h == "unlikely" or " not" in h or
+        return (not (h.startswith("not") or h == "unlikely" or " not" in h or "n't" in h or
                      (m.group("p") or "").lower().split()[:1] in (["no"], ["not"], ["yet"])),)
     m = _RESTRICTED_REPLY.fullmatch(sentence)
     if m is not None:
