@@ -29,6 +29,10 @@ def _norm_number(tok: str) -> str:
     return tok
 
 
+#: a possessive's ending ("Marsh's", "the Alliance’s")
+_POSSESSIVE_END = re.compile(r"['’]s$")
+
+
 def salient_terms(sentence: str, *, skip_first_word: bool = True) -> list[str]:
     """Numbers (normalised), month names and capitalised names of a sentence, in order."""
     terms: list[str] = []
@@ -41,7 +45,7 @@ def salient_terms(sentence: str, *, skip_first_word: bool = True) -> list[str]:
         if skip_first_word and m.start() < first_end and len(words) == 1:
             continue  # a capitalised first word is usually just the sentence start
         for w in words:
-            low = w.lower().strip("'’")
+            low = _POSSESSIVE_END.sub("", w.lower()).strip("'’")  # "Marsh's goal" names Marsh
             if low in STOPWORDS or len(low) < 2:
                 continue
             terms.append(low)
@@ -56,7 +60,7 @@ def context_terms(contexts: Iterable[str]) -> frozenset[str]:
     """Every lower-cased word and normalised number of the contexts."""
     vocab: set[str] = set()
     for text in contexts:
-        vocab.update(w.lower().strip("'’") for w in re.findall(r"[\w'’-]+", text))
+        vocab.update(_POSSESSIVE_END.sub("", w.lower()).strip("'’") for w in re.findall(r"[\w'’-]+", text))
         vocab.update(_norm_number(m.group()) for m in _NUMBER.finditer(text))
     return frozenset(vocab)
 
