@@ -151,3 +151,26 @@ def test_hedged_replies(reply: str, leans: tuple[bool] | None) -> None:
 def test_figures_joined_to_their_units_match() -> None:
     """"45 metres." is covered by "a 45-metre waterfall" (it was blocked at 0.28 with entailment 0.86)."""
     assert set(content_stems("45 metres.")) <= set(content_stems("the Ilvar Falls, a 45-metre waterfall"))
+
+
+MARATHON = ["Swedish runner Amina Lodvik won the Stellborg Marathon on Sunday in 2:21:47, a course record, beating the "
+            "previous mark set by Ethiopia's Tsige Alemu in 2019 by 38 seconds. The men's race was won by Moroccan "
+            "Youssef Bennani in 2:07:12."]
+
+
+def test_a_name_answered_elsewhere(block_guard: Guard) -> None:
+    """"Tsige Alemu." to "Who won the men's race?": the men's race sentence names Youssef Bennani, and Tsige Alemu is
+    only the old record's holder (read alone, the copied name was entailed); the right name passes, and a name the
+    sentence about the question holds passes whatever else it names."""
+    q = "Who won the men's race?"
+    wrong = block_guard.check(q, MARATHON, "Tsige Alemu.")
+    assert wrong.action == "block" and wrong.evaluation is not None
+    assert "Tsige Alemu" in wrong.evaluation.faithfulness.sentences[0].unsupported_terms
+    assert block_guard.check(q, MARATHON, "Youssef Bennani.").action == "pass"
+    # a two-hop question, whose answer's sentence is less about its words than the first hop's: not this rule's
+    hop = ["The Vs. Tour was a concert tour by the American rock band Pearl Jam to support its second album, Vs. "
+           "It was the band's first collaboration with producer Brendan O'Brien."]
+    two_hop = block_guard.check("Who was the producer of the studio album that was supported by Pearl Jam's Vs. Tour?",
+                                hop, "Brendan O'Brien")
+    assert two_hop.evaluation is not None
+    assert not two_hop.evaluation.faithfulness.sentences[0].unsupported_terms
