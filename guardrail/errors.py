@@ -9,7 +9,13 @@ if TYPE_CHECKING:
 
 
 class GuardrailError(Exception):
-    """Root of every error raised by guardrail."""
+    """Root of every error raised by guardrail. ``shown``: the message as a client of the gateway or the middleware may
+    read it with a refusal, for a message that quotes the answer (the words the guard could not judge would reach the
+    client inside the refusal); None: the message names nothing of the answer."""
+
+    def __init__(self, *args: object, shown: str | None = None) -> None:
+        super().__init__(*args)
+        self.shown = shown
 
 
 class ConfigurationError(GuardrailError, ValueError):

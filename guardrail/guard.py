@@ -157,7 +157,9 @@ class Guard:
         return self.evaluator.evaluate(question, contexts, response, checks=self.policy.checks, context_relevancy=False,
                                        stop_below=stop)
 
-    def _track(self) -> AbstractContextManager[None]:
+    def tracking(self) -> AbstractContextManager[None]:
+        """Counts a check as running (``guardrail_checks_in_flight``) while inside: a whole answer's check, or one
+        scoring call of a stream."""
         return self.observer.track() if self.observer is not None else nullcontext()
 
     def check(
@@ -170,7 +172,7 @@ class Guard:
         generation: float | None = None,
     ) -> Verdict:
         start = time.perf_counter()
-        with self._track():
+        with self.tracking():
             try:
                 self.evaluator.validate(question, contexts, response)  # refused before any model work
                 future = self._submit(self._evaluate, question, contexts, response)
@@ -194,7 +196,7 @@ class Guard:
 
         start = time.perf_counter()
         loop = asyncio.get_running_loop()
-        with self._track():
+        with self.tracking():
             try:
                 self.evaluator.validate(question, contexts, response)  # refused before any model work
                 task = asyncio.wrap_future(self._submit(self._evaluate, question, contexts, response), loop=loop)
@@ -238,9 +240,12 @@ class Guard:
         if self.observer is not None:
             self.observer.error(reason)
         action: Action = self.policy.action if self.policy.on_error == "fail_closed" else "pass"
+        shown = getattr(exc, "shown", None)
         return Verdict(action, "error", Scores(),
                        (f"scoring failed ({reason}): {message}; applied {self.policy.on_error}",), (), timings,
-                       error=message, response=response, error_reason=reason)
+                       error=message, response=response, error_reason=reason,
+                       wire_reasons=None if shown is None else
+                       (f"scoring failed ({reason}): {shown}; applied {self.policy.on_error}",), wire_error=shown)
 
     # ----------------------------------------------------------------- internals
     def classify(self, exc: BaseException) -> tuple[str, str]:

@@ -55,6 +55,8 @@ class Verdict:
     #: the reasons as a client of the gateway or the middleware reads them (:attr:`shown_reasons`): a failing sentence
     #: by its number and place, without its words (None: the same as ``reasons``)
     wire_reasons: tuple[str, ...] | None = None
+    #: ``error`` as a client reads it (an error that quotes the answer: GuardrailError.shown); None: the same
+    wire_error: str | None = None
 
     @property
     def shown_reasons(self) -> tuple[str, ...]:
@@ -80,7 +82,7 @@ class Verdict:
             "reasons": list(self.shown_reasons if shown else self.reasons),
             "failed_checks": list(self.failed_checks),
             "timings": dataclasses.asdict(self.timings),
-            "error": self.error,
+            "error": self.wire_error if shown and self.wire_error is not None else self.error,
         }
         if evidence and self.evaluation is not None and self.evaluation.faithfulness is not None:
             out["sentences"] = [dataclasses.asdict(s) for s in self.evaluation.faithfulness.sentences]

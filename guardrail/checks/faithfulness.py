@@ -856,17 +856,18 @@ class FaithfulnessCheck:
                     # is: "You can return it." is entailed by any context about anything returnable, so the answer
                     # cannot be judged. Only when the reply is all the answer says ("Yes. It removes 99.9% of lead."
                     # is judged on its claim; a stream holds a bare reply until the sentence after it completes)
-                    raise UncheckableError(
-                        f"the answer {text.strip()!r} says yes or no to {q!r}, which points at something nothing the "
-                        "guard can read names (no earlier message names it): it cannot be judged; send the "
-                        "conversation (or a question that names what it asks about)")
+                    why = ("points at something nothing the guard can read names (no earlier message names it): it "
+                           "cannot be judged; send the conversation (or a question that names what it asks about)")
+                    raise UncheckableError(f"the answer {text.strip()!r} says yes or no to {q!r}, which {why}",
+                                           shown=f"the answer says yes or no to a question which {why}")
                 if made is None and not reason and bare and yes_no_answer(text) and not yes_no_only(text):
                     # "Yes." to "And a gift card?", "What about jackets?", "I want to return it.": no statement can be
                     # built, and "Q: ... A: Yes." reads to the model like the question's own words
-                    raise UncheckableError(
-                        f"the answer {text.strip()!r} says yes or no to {q!r}, which the guard cannot turn into the "
-                        "statement the answer makes (not a yes/no question it can read, e.g. a follow-up that leaves "
-                        "out its verb): it cannot be judged; send the question in full")
+                    why = ("the guard cannot turn into the statement the answer makes (not a yes/no question it can "
+                           "read, e.g. a follow-up that leaves out its verb): it cannot be judged; send the question "
+                           "in full")
+                    raise UncheckableError(f"the answer {text.strip()!r} says yes or no to {q!r}, which {why}",
+                                           shown=f"the answer says yes or no to a question which {why}")
                 members = conjunct_statements(q) if made is not None and made.kind == "yes/no" else None
                 if members is not None and all(tok.count(m) <= hyp_budget for m in members):
                     # "Yes." to "Are both X and Y art dealers?" claims it of each; "No." that not both are (judged
@@ -923,9 +924,9 @@ class FaithfulnessCheck:
                     is_answer_fragment(text) and polarity(text)[0] is not None and not yes_no_only(text) and \
                     not (prior or "").rstrip().endswith("?"):
                 # "Yes." with no question: it says nothing the contexts could support or deny
-                raise UncheckableError(
-                    f"the answer {text.strip()!r} says yes or no, and no question came with it: it cannot be judged; "
-                    "send the question (record it, or pass it to the check)")
+                why = ("says yes or no, and no question came with it: it cannot be judged; send the question (record "
+                       "it, or pass it to the check)")
+                raise UncheckableError(f"the answer {text.strip()!r} {why}", shown=f"the answer {why}")
             # measured (model card): short claims ("Delhi") are judged better alone than as "Q: ... A: Delhi"
             use_q = bool(q) and (mode == "always" or (mode == "auto" and short) or fragment)
             hyp = qa_hypothesis(q, text) if use_q else text

@@ -24,6 +24,7 @@ import functools
 import re
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, TypeVar
@@ -64,6 +65,8 @@ class StreamChecker(Protocol):
     evaluator: Evaluator
 
     def score(self, fn: Callable[..., T], *args: Any, admitted: bool = False) -> T: ...
+
+    def tracking(self) -> AbstractContextManager[None]: ...
 
     def start(self, fn: Callable[..., T], *args: Any, admitted: bool = False) -> Future[T]: ...
 
@@ -586,7 +589,8 @@ class StreamGuard:
         """One scoring call of this stream: the first one passes the guard's admission bound, the later ones belong
         to an answer already admitted (a refusal raises :class:`OverloadedError` and leaves the stream unadmitted)."""
         try:
-            result = self.guard.score(fn, *args, admitted=self._admitted)
+            with self.guard.tracking():  # a stream's check runs sentence by sentence: each counts while it runs
+                result = self.guard.score(fn, *args, admitted=self._admitted)
         except OverloadedError:
             raise
         except BaseException:
@@ -651,9 +655,12 @@ class StreamGuard:
         if self._error is not None and not self._failed:
             reason, message = self.guard.classify(self._error)
             applied: Action = self.policy.action if self.stopped else "pass"
+            shown = getattr(self._error, "shown", None)
             return dataclasses.replace(
                 verdict, action=applied, outcome="error", error=message, error_reason=reason,
                 reasons=(f"scoring failed ({reason}): {message}; applied {self.policy.on_error}",),
+                wire_reasons=None if shown is None else
+                (f"scoring failed ({reason}): {shown}; applied {self.policy.on_error}",), wire_error=shown,
             )
         return verdict
 
