@@ -42,7 +42,7 @@ from starlette.responses import JSONResponse, Response
 
 from guardrail.errors import ConfigurationError
 from guardrail.remote.protocol import EMBEDDING, MODELS, NLI
-from guardrail.remote.server import MAX_BODY_BYTES, ScorerService
+from guardrail.remote.server import MAX_BODY_BYTES, ScorerService, read_body
 
 __all__ = ["APP_NAME", "ModelOptions", "RayScorerConfig", "app_builder", "build_application", "deploy"]
 
@@ -199,8 +199,8 @@ class OIPIngress:
             elif method == "GET" and tail == ["ready"]:
                 status, out = 200, {"name": name, "ready": True}
             elif method == "POST" and tail == ["infer"]:
-                raw = await request.body()
-                if len(raw) > MAX_BODY_BYTES:
+                raw = await read_body(request)
+                if raw is None:
                     return JSONResponse({"error": f"request body over {MAX_BODY_BYTES} bytes"}, status_code=413)
                 try:
                     body = json.loads(raw)
