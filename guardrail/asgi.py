@@ -50,6 +50,7 @@ worker thread: reading 30 MB of JSON takes seconds, and every other request woul
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import time
@@ -480,6 +481,30 @@ class _Exchange:
         if self.closed:
             return {"type": "http.disconnect"}
         return await self.receive()
+
+    async def unless_gone(self, work: asyncio.Future[Any]) -> bool:
+        """Wait for ``work`` unless the client goes away first: then it is cancelled (a check's thread stops at its
+        next step) and False is returned, with the request logged as closed by the client (499), not delivered."""
+        gone = asyncio.ensure_future(self._client_gone())
+        try:
+            await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await gone
+        if work.done():
+            return True
+        work.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await work
+        self.closed = True
+        self.status = 499
+        return False
+
+    async def _client_gone(self) -> None:
+        """Return when the client goes away (the request's body was read: what comes next is its disconnect)."""
+        while (await self.receive())["type"] != "http.disconnect":
+            pass
 
     def question_contexts(self) -> tuple[str, list[str]]:
         """The question and contexts the answer is checked against; ``record()`` is refused from now on.

@@ -103,6 +103,8 @@ class BodyExchange(Exchange, Protocol):
 
     async def unreadable(self, exc: Exception, start: Message, raw: bytes) -> None: ...
 
+    async def unless_gone(self, work: asyncio.Future[Any]) -> bool: ...
+
 
 # --------------------------------------------------------------------------- the strategies
 class Passthrough(Responder[BodyExchange]):
@@ -312,9 +314,12 @@ class Buffered(Responder[BodyExchange]):
         ex = self.ex
         question, contexts = ex.question_contexts()
         generation = ex.elapsed()
-        verdicts = list(await asyncio.gather(*(
+        checks = asyncio.gather(*(
             ex.guard.acheck(question, contexts, text, time_to_first_token=ex.first_byte, generation=generation)
-            for _, text in texts)))
+            for _, text in texts))
+        if not await ex.unless_gone(checks):
+            return  # the client went away: its checks were given up (nothing is sent, nothing is delivered)
+        verdicts = list(checks.result())
         verdict = worst(verdicts)
         ex.verdict = verdict
         if verdict.action == "block" or (verdict.action == "fallback" and not isinstance(body, dict)):

@@ -46,6 +46,11 @@ class UnreadableError(UncheckableError):
     checked; the policy's ``on_error`` decides."""
 
 
+class CheckAbandoned(GuardrailError):
+    """A check stopped part-way because nobody waits for its verdict any more (the client went away, or the latency
+    budget ran out): raised in the worker thread, where no caller reads it."""
+
+
 class OverloadedError(GuardrailError):
     """The guard is at its bound of pending checks (``Guard(max_pending=...)``): the answer is refused at once instead
     of queueing without limit. Gateways answer 503 with ``Retry-After``; the policy's ``on_error`` applies otherwise."""

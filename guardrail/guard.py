@@ -16,12 +16,14 @@ import logging
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from guardrail.checks.abandon import abandonable
 from guardrail.checks.evaluator import Evaluation, Evaluator
 from guardrail.decision import decide
 from guardrail.errors import (
@@ -124,6 +126,8 @@ class Guard:
         self._pending = 0
         self._pending_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="guardrail-check")
+        #: each running job's abandon event (:meth:`_abandon`), for as long as its future lives
+        self._jobs: weakref.WeakKeyDictionary[Future[Any], threading.Event] = weakref.WeakKeyDictionary()
 
     def _submit(self, fn: Callable[..., T], *args: Any, admitted: bool = False) -> Future[T]:
         """Admission control: run ``fn`` in the worker pool unless ``max_pending`` checks are already pending
@@ -133,19 +137,30 @@ class Guard:
                 raise OverloadedError(f"{self._pending} checks are pending (max_pending={self.max_pending}); "
                                       "retry shortly, or add capacity")
             self._pending += 1
+        event = threading.Event()
         try:
-            future = self._executor.submit(fn, *args)
+            future = self._executor.submit(abandonable, event, fn, *args)
         except BaseException:
             self._release()
             raise
         future.add_done_callback(self._release)
+        self._jobs[future] = event
         return future
+
+    def _abandon(self, future: Future[Any]) -> None:
+        """Nobody waits for this job any more: dropped if it has not started, stopped at its next step otherwise."""
+        future.cancel()
+        event = self._jobs.get(future)
+        if event is not None:
+            event.set()
 
     def _release(self, _: object = None) -> None:
         with self._pending_lock:
             self._pending -= 1
 
     def close(self) -> None:
+        for event in list(self._jobs.values()):
+            event.set()  # running checks stop at their next step
         self._executor.shutdown(wait=False, cancel_futures=True)
 
     # ----------------------------------------------------------------- one answer
@@ -173,11 +188,16 @@ class Guard:
     ) -> Verdict:
         start = time.perf_counter()
         with self.tracking():
+            future: Future[Evaluation] | None = None
             try:
                 self.evaluator.validate(question, contexts, response)  # refused before any model work
                 future = self._submit(self._evaluate, question, contexts, response)
                 evaluation = future.result(timeout=self.policy.latency_budget_s)
-            except Exception as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
+            except BaseException as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
+                if future is not None:
+                    self._abandon(future)  # over its budget (or interrupted): its thread stops at its next step
+                if not isinstance(exc, Exception):
+                    raise
                 return self._error_verdict(exc, response, start, time_to_first_token, generation)
         verdict = decide(self.policy, evaluation, response, Timings(time.perf_counter() - start, time_to_first_token, generation))
         return self._tap(question, contexts, self._finish(verdict))
@@ -197,11 +217,17 @@ class Guard:
         start = time.perf_counter()
         loop = asyncio.get_running_loop()
         with self.tracking():
+            future: Future[Evaluation] | None = None
             try:
                 self.evaluator.validate(question, contexts, response)  # refused before any model work
-                task = asyncio.wrap_future(self._submit(self._evaluate, question, contexts, response), loop=loop)
-                evaluation = await asyncio.wait_for(task, self.policy.latency_budget_s)
-            except Exception as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
+                future = self._submit(self._evaluate, question, contexts, response)
+                evaluation = await asyncio.wait_for(asyncio.wrap_future(future, loop=loop), self.policy.latency_budget_s)
+            except BaseException as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
+                if future is not None:
+                    # over its budget, or cancelled (the client went away): its thread stops at its next step
+                    self._abandon(future)
+                if not isinstance(exc, Exception):
+                    raise
                 return self._error_verdict(exc, response, start, time_to_first_token, generation)
         verdict = decide(self.policy, evaluation, response, Timings(time.perf_counter() - start, time_to_first_token, generation))
         return self._tap(question, contexts, self._finish(verdict))
@@ -218,7 +244,12 @@ class Guard:
         """Run one scoring call in the guard's worker threads within the latency budget (raises on overrun).
         The entry point for checkers that score piece by piece (streams); they decide with :func:`decide`.
         Admission control applies unless ``admitted`` (the answer this call belongs to was admitted before)."""
-        return self._submit(fn, *args, admitted=admitted).result(timeout=self.policy.latency_budget_s)
+        future = self._submit(fn, *args, admitted=admitted)
+        try:
+            return future.result(timeout=self.policy.latency_budget_s)
+        except BaseException:
+            self._abandon(future)  # over the budget: its thread stops at its next step
+            raise
 
     def start(self, fn: Callable[..., T], *args: Any, admitted: bool = False) -> Future[T]:
         """Start one scoring call in the guard's worker threads and return at once (admission control applies

@@ -43,6 +43,7 @@ request validation, :mod:`guardrail.server_upstream` the forwarding to the upstr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -322,9 +323,32 @@ class Gateway:
         url = self.base + encode_path(path)[len("/v1"):]
         if request.url.query:
             url += "?" + request.url.query
-        return await forward(client, self.base, method, url, headers, body, telemetry=self.telemetry,
-                             max_bytes=self.limits.max_upstream_bytes, origin=self.app.origin,
-                             deadline=self.upstream_deadline, retries=self.upstream_retries)
+        work = asyncio.ensure_future(forward(client, self.base, method, url, headers, body, telemetry=self.telemetry,
+                                             max_bytes=self.limits.max_upstream_bytes, origin=self.app.origin,
+                                             deadline=self.upstream_deadline, retries=self.upstream_retries))
+        # the client may go away while the upstream writes an answer that is no stream (read whole before anything is
+        # sent): the upstream request is given up then, its connection and the model's generation released (round 57:
+        # held up to the 600 s deadline); a stream's response watches for it itself once it is relayed
+        gone = asyncio.ensure_future(_disconnected(request))
+        try:
+            await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not work.done():
+                work.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await work
+            gone.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await gone
+        if work.cancelled():
+            return _error(499, "the client went away before the upstream answered", "client_closed_request")
+        return work.result()
+
+
+async def _disconnected(request: Request) -> None:
+    """Return when the client goes away (the request's body was read: what comes next is its disconnect)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 class _TooLarge(Exception):

@@ -96,6 +96,7 @@ from guardrail.checks.grounding import (
     context_terms,
     number_spellings,
 )
+from guardrail.checks.abandon import give_up_if_abandoned
 from guardrail.checks.pairing import PairScores, Units, borrowed_polarity, fit_units, score_pairs, select_premises
 from guardrail.checks.premises import PREMISE_MODES, ContextIndex, Premise, PremiseMode
 from guardrail.errors import ConfigurationError, InputError, UncheckableError
@@ -1021,6 +1022,7 @@ class FaithfulnessCheck:
         evidence: list[SentenceEvidence] = []
         n_pairs = n_tokens = 0
         for group in _groups(items, None if limit is None else STOP_GROUP):
+            give_up_if_abandoned()
             part = [items[i] for i in group]
             if limit is not None and any(e.score is not None and e.score < limit for e in evidence):
                 # the answer has failed: what follows is not read (the verdict is decided)
@@ -1035,8 +1037,9 @@ class FaithfulnessCheck:
             borrows = [functools.partial(_lends_polarity, prepared.index, it.hypothesis, words) if it.check else None
                        for it, words in zip(part, subjects)]
             scores = score_pairs(self.nli, pairs, per_item, cfg.stop_at, subjects, borrows)
-            evidence += [sentence_evidence(numbers[i], it, refs, scores, basis, about)
-                         for i, it, refs, about in zip(group, part, scores.read, subjects)]
+            for i, it, refs, about in zip(group, part, scores.read, subjects):
+                give_up_if_abandoned()  # the rules on a sentence's words scan the contexts: a step at a time
+                evidence.append(sentence_evidence(numbers[i], it, refs, scores, basis, about))
             n_pairs += len(scores.entailment)
             n_tokens += scores.tokens
         evidence = not_all(items, evidence, basis.threshold)

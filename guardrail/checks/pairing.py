@@ -16,6 +16,7 @@ from typing import Protocol
 
 from guardrail.checks.claims import without_frame
 from guardrail.checks.lexicon import NEG_AUX, tokenize
+from guardrail.checks.abandon import give_up_if_abandoned
 from guardrail.checks.premises import ContextIndex, Premise, PremiseMode, rank_units
 from guardrail.scorers.nli import NLIScorer
 from guardrail.text import Span, content_stems
@@ -73,6 +74,7 @@ def select_premises(
         if hypothesis is None:
             per_item.append([])
             continue
+        give_up_if_abandoned()  # ranking every premise for every sentence: a step at a time
         refs: Refs = []
         chosen = _premises(hypothesis, index, units, singles, question_words, budget, cfg)
         if subjects is not None and cfg.mode != "exhaustive":
