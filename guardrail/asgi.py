@@ -70,6 +70,7 @@ from guardrail.asgi_stream import (
     Responder,
     Scope,
     Send,
+    StreamResponder,
     header,
     unchecked_headers,
     without,
@@ -451,8 +452,21 @@ class _Exchange:
             await self.mw.app(self.scope, self._replay, self._send)
         finally:
             _current.reset(token)
-            log_request(str(self.scope.get("path", "")), self.status, self.verdict, first_byte=self.first_byte,
-                        total=self.elapsed(), stream_error=self.stream_error)
+            late = self.responder.abandoned() if isinstance(self.responder, StreamResponder) else None
+            if late is None:
+                self._log()
+            else:  # the client left a flag-mode stream before its end: what it read is checked, then logged
+                self.spawn(self._log_after(late))
+
+    def _log(self) -> None:
+        log_request(str(self.scope.get("path", "")), self.status, self.verdict, first_byte=self.first_byte,
+                    total=self.elapsed(), stream_error=self.stream_error)
+
+    async def _log_after(self, check: Awaitable[Verdict]) -> None:
+        try:
+            self.verdict = await check
+        finally:
+            self._log()
 
     async def _send_out(self, message: Message) -> None:
         """Everything the client gets goes through here (the status is kept for the request's log line)."""

@@ -403,6 +403,21 @@ class StreamResponder(Responder[Exchange]):
         else:
             await self._emit(chunks, final=False)
 
+    def abandoned(self) -> Awaitable[Verdict] | None:
+        """The check of a flag-mode stream whose client went away before its end: the client read every word that
+        came (flag mode holds nothing back), so what came is checked and counted, as a whole stream is (round 57: it was
+        checked and counted nowhere, though the client had read a contradicted sentence); None when there is nothing
+        to do (the stream ended, or the gate holds text back: what went out was checked and passed)."""
+        gate = self.gate
+        if gate is None or gate.verdict is not None or gate.holds or gate.stopped or self.ex.closed:
+            return None
+
+        async def check() -> Verdict:
+            _, verdict = await gate.aend()
+            return verdict
+
+        return check()
+
     async def _emit(self, chunks: list[bytes], final: bool) -> None:
         if final:
             self.ex.closed = True
