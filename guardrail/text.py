@@ -963,8 +963,6 @@ def stem(word: str) -> str:
     >>> [stem(w) for w in ("refunds", "refunded", "policies", "class", "was", "vote", "voted", "voting")]
     ['refund', 'refund', 'policy', 'class', 'was', 'vot', 'vot', 'vot']
     """
-    if len(word) > 3 and word[-2] in "'’" and word[-1] == "s" and word[:-2].isalpha():
-        word = word[:-2]  # "marsh's" is Marsh
     if len(word) <= 3 or not word.isalpha() or word.endswith("ss"):
         return word
     return _stem_alpha(word)

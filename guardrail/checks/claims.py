@@ -1628,7 +1628,6 @@ def _plain_subject(sentence: str, main: bool = True) -> str | None:
         subject = subject[: len(subject) - 1 - subject[::-1].index(words[-1])]
         words = words[:-1]
     if not words or len(subject) > SUBJECT_MAX_TOKENS or words[0].lower() in PRONOUNS or \
-            re.split(r"['\u2019]", words[0].lower())[0] in PRONOUNS or \
             words[0].lower() in BOUNDARY_WORDS or words[0].lower() in ("please", "simply") or \
             words[0].lower() in PREPOSITIONS or words[0].lower() in _SUBORDINATORS:
         return None

@@ -363,6 +363,18 @@ class EvidenceBasis:
         return out
 
     @functools.cached_property
+    def _by_value(self) -> dict[float, list[tuple[SentenceRead, frozenset[str], list[Quantity]]]]:
+        by: dict[float, list[tuple[SentenceRead, frozenset[str], list[Quantity]]]] = {}
+        for row in self.read_quantities:
+            for v in dict.fromkeys(k.value for k in row[2]):
+                by.setdefault(v, []).append(row)
+        return by
+
+    def quantities_of(self, value: float) -> list[tuple[SentenceRead, frozenset[str], list[Quantity]]]:
+        """The rows of :attr:`read_quantities` that hold a quantity of this value, in their order."""
+        return self._by_value.get(value, [])
+
+    @functools.cached_property
     def sentence_quantities(self) -> list[tuple[frozenset[str], frozenset[str], list[Quantity]]]:
         """Each context sentence that states a quantity: its words, its subject's words and its quantities."""
         return [(ws, r.subject, qs) for r, ws, qs in self.read_quantities]
@@ -536,7 +548,7 @@ def bound_elsewhere(text: str, about: frozenset[str], basis: EvidenceBasis) -> t
         says = _said(mine) - _said(q.phrase or q.written)
         if not says:
             continue
-        holders = [r for r, _, ks in basis.read_quantities if any(q.stands_for(k) for k in ks)]
+        holders = [r for r, _, ks in basis.quantities_of(q.value) if any(q.stands_for(k) for k in ks)]
         stated = quantities(mine, ones=True)
         if holders and all(_bound_to_sibling(q, says, stated, h) for h in holders):
             out.append(q.phrase or q.written)
@@ -1592,6 +1604,8 @@ def swapped_words(text: str, index: ContextIndex,
     stems = frozenset(content_stems(text))
     out: list[str] = []
     subjects: list[list[frozenset[str]]] | None = None
+    flat: list[frozenset[str]] | None = None
+    at: dict[tuple[int, int], int] = {}
     for c, (spans, wss) in enumerate(zip(index.sentences, index.sentence_words)):
         for k, (span, ws) in enumerate(zip(spans, wss)):
             if len(stems & ws) < max(3, (len(stems) * 3) // 5):
@@ -1617,7 +1631,15 @@ def swapped_words(text: str, index: ContextIndex,
                 subjects = subjects_of() if subjects_of is not None else [
                     [r.subject_words for r in row] for row in read_sentences(index)]
             own = subjects[c][k]
-            others = [sw for cc, ss in enumerate(subjects) for kk, sw in enumerate(ss) if (cc, kk) != (c, k) and sw]
+            if flat is None:  # every sentence's subject, once (not per near copy: round 57)
+                flat, at = [], {}
+                for cc, ss in enumerate(subjects):
+                    for kk, sw in enumerate(ss):
+                        if sw:
+                            at[(cc, kk)] = len(flat)
+                            flat.append(sw)
+            pos = at.get((c, k))
+            others = flat if pos is None else flat[:pos] + flat[pos + 1:]
             contrast = [w for tag, i1, i2, j1, j2 in changed if tag == "replace"
                         for w in _contrasted(source[i1:i2], claim[j1:j2])]
             contrast += [w for w in moved + _moved_to(source, claim, changed, own, others) + _overrides(

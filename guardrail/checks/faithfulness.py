@@ -243,8 +243,10 @@ def _interrogative(sentence: str) -> bool:
 
 
 def _named_in(claim: str) -> list[str]:
-    """The subject and the object of a claim, what a pronoun after it may point at."""
-    return [r for r in (claim_subject(claim), claim_object(claim)) if r]
+    """The subject and the object of a claim, what a pronoun after it may point at (not a pronoun's contraction: "It's
+    unlikely to" of "It's unlikely to make you drowsy." names nothing)."""
+    return [r for r in (claim_subject(claim), claim_object(claim))
+            if r and re.split(r"['\u2019]", r.split()[0].lower())[0] not in PRONOUNS]
 
 
 def _referents(text: str, named: str | None, title: str | None, said: list[str], topic: str | None,

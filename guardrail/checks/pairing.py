@@ -17,7 +17,7 @@ from typing import Protocol
 from guardrail.checks.claims import without_frame
 from guardrail.checks.lexicon import NEG_AUX, tokenize
 from guardrail.checks.abandon import give_up_if_abandoned
-from guardrail.checks.premises import ContextIndex, Premise, PremiseMode, rank_units
+from guardrail.checks.premises import ContextIndex, Premise, PremiseMode, Ranking
 from guardrail.scorers.nli import NLIScorer
 from guardrail.text import Span, content_stems
 
@@ -70,13 +70,18 @@ def select_premises(
     that decide a claim whose premises only lend it its polarity are read too (:func:`borrowed_clauses`)."""
     pair_ids: dict[tuple[str, str], int] = {}
     per_item: list[Refs] = []
+    rankings: tuple[Ranking, Ranking | None] | None = None
     for k, hypothesis in enumerate(hypotheses):
         if hypothesis is None:
             per_item.append([])
             continue
         give_up_if_abandoned()  # ranking every premise for every sentence: a step at a time
         refs: Refs = []
-        chosen = _premises(hypothesis, index, units, singles, question_words, budget, cfg)
+        if rankings is None and cfg.mode != "exhaustive":  # the units' words indexed once for the call
+            rankings = (Ranking(index, units, question_words), Ranking(index, singles, question_words)
+                        if singles is not None else None)
+        chosen = [u[0] for u in units] if rankings is None else \
+            _premises(hypothesis, index, budget, cfg, rankings)
         if subjects is not None and cfg.mode != "exhaustive":
             chosen += borrowed_clauses(chosen, index, hypothesis, subjects[k])
         for premise in chosen:
@@ -86,17 +91,16 @@ def select_premises(
     return list(pair_ids), per_item
 
 
-def _premises(hypothesis: str, index: ContextIndex, units: Units, singles: Units | None, question_words: Sequence[str],
-              budget: int, cfg: PremiseSettings) -> list[Premise]:
-    """One hypothesis's premises, best-ranked first."""
-    if cfg.mode == "exhaustive":
-        return [u[0] for u in units]
+def _premises(hypothesis: str, index: ContextIndex, budget: int, cfg: PremiseSettings,
+              rankings: tuple[Ranking, Ranking | None]) -> list[Premise]:
+    """One hypothesis's premises (candidates mode), best-ranked first."""
     hyp_words = content_stems(hypothesis)
-    chosen = rank_units(index, units, hyp_words, cfg.top_k, question_words)
-    if singles is not None and cfg.sentences:  # (None, left to the model, is resolved before: FaithfulnessCheck)
-        chosen = _interleave(chosen, rank_units(index, singles, hyp_words, cfg.sentences, question_words))
-    if singles is not None and cfg.joined >= 2:
-        joined = _joined_premise(index, rank_units(index, singles, hyp_words, cfg.joined, question_words), chosen, budget)
+    ranked, ranked_singles = rankings
+    chosen = ranked.rank(hyp_words, cfg.top_k)
+    if ranked_singles is not None and cfg.sentences:  # (None, left to the model, is resolved before: FaithfulnessCheck)
+        chosen = _interleave(chosen, ranked_singles.rank(hyp_words, cfg.sentences))
+    if ranked_singles is not None and cfg.joined >= 2:
+        joined = _joined_premise(index, ranked_singles.rank(hyp_words, cfg.joined), chosen, budget)
         if joined is not None:
             chosen = [*chosen, joined]
     return chosen

@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from guardrail.text import (
     Span,
     TokenOffsets,
@@ -169,9 +171,40 @@ def rank_units(
     """The ``top_k`` units with the highest overlap; ties go to the units sharing most of ``tie_words`` (the
     question's: "$25" shares no word with any passage, "How much does express delivery cost?" does), then to
     context order."""
-    scored = sorted(
-        range(len(units)),
-        key=lambda i: (-index.overlap(hyp_words, units[i][1]),
-                       -index.overlap(tie_words, units[i][1]) if tie_words else 0.0, i),
-    )
-    return [units[i][0] for i in scored[:top_k]]
+    return Ranking(index, units, tie_words).rank(hyp_words, top_k)
+
+
+class Ranking:
+    """:func:`rank_units` over one list of units, for every sentence of an answer: the units' words are indexed once
+    (word -> the units that hold it) and a sentence's overlap with every unit is summed in arrays, word by word, in
+    the sentence's word order (the same order for every unit: equal overlaps stay equal, and ties fall as they did).
+    Scoring each unit in Python for each sentence made ranking grow with answer x contexts (round 57: 8.7 s of a
+    26.6 s check, an 8.6k-character answer against 100k characters of contexts)."""
+
+    def __init__(self, index: ContextIndex, units: Sequence[tuple[Premise, frozenset[str]]],
+                 tie_words: Sequence[str] = ()) -> None:
+        self.index = index
+        self.units = units
+        holders: dict[str, list[int]] = {}
+        for i, (_, ws) in enumerate(units):
+            for w in ws:
+                holders.setdefault(w, []).append(i)
+        self.holders = {w: np.asarray(ids, dtype=np.intp) for w, ids in holders.items()}
+        self.positions = np.arange(len(units))
+        self.ties = -self._scores(tie_words) if tie_words else np.zeros(len(units))
+
+    def _scores(self, words: Sequence[str]) -> np.ndarray:
+        """Each unit's IDF-weighted overlap with ``words`` (not divided by their total: the order is the same)."""
+        out = np.zeros(len(self.units))
+        idf, default = self.index.idf, self.index.default_idf
+        for w in words:
+            held = self.holders.get(w)
+            if held is not None:
+                out[held] += idf.get(w, default)
+        return out
+
+    def rank(self, hyp_words: Sequence[str], top_k: int) -> list[Premise]:
+        if not self.units:
+            return []
+        order = np.lexsort((self.positions, self.ties, -self._scores(hyp_words)))
+        return [self.units[i][0] for i in order[:top_k]]
