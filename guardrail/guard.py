@@ -46,6 +46,16 @@ logger = logging.getLogger("guardrail")
 T = TypeVar("T")
 
 
+#: a check of at most this many characters (the answer and its contexts together) runs in the quick lane
+#: (``Guard(quick_workers=...)``): a typical RAG request (an answer over 10-20k characters of chunks) checks in well
+#: under a second
+QUICK_CHARS = 20_000
+
+
+def _size(contexts: Sequence[str], response: str) -> int:
+    return len(response) + sum(len(c) for c in contexts if isinstance(c, str))
+
+
 class GuardObserver(Protocol):
     """What the guard reports to (``guardrail.telemetry.Telemetry`` implements it)."""
 
@@ -99,6 +109,7 @@ class Guard:
         *,
         observer: GuardObserver | None = None,
         max_workers: int = 4,
+        quick_workers: int = 2,
         max_pending: int = 64,
         tap: Callable[[str, Sequence[str], str], object] | None = None,
     ) -> None:
@@ -126,10 +137,15 @@ class Guard:
         self._pending = 0
         self._pending_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="guardrail-check")
+        # small checks have lanes of their own: a few heavy answers (long answers over long contexts, seconds to
+        # minutes each) took every worker and a one-sentence check waited 37 s behind them (round 57); in its lane it
+        # shares the CPU with them instead of queueing
+        self._quick = ThreadPoolExecutor(max_workers=quick_workers, thread_name_prefix="guardrail-quick") \
+            if quick_workers > 0 else None
         #: each running job's abandon event (:meth:`_abandon`), for as long as its future lives
         self._jobs: weakref.WeakKeyDictionary[Future[Any], threading.Event] = weakref.WeakKeyDictionary()
 
-    def _submit(self, fn: Callable[..., T], *args: Any, admitted: bool = False) -> Future[T]:
+    def _submit(self, fn: Callable[..., T], *args: Any, admitted: bool = False, size: int | None = None) -> Future[T]:
         """Admission control: run ``fn`` in the worker pool unless ``max_pending`` checks are already pending
         (``admitted``: part of an answer already admitted, e.g. a stream's next sentence; counted, never refused)."""
         with self._pending_lock:
@@ -139,7 +155,9 @@ class Guard:
             self._pending += 1
         event = threading.Event()
         try:
-            future = self._executor.submit(abandonable, event, fn, *args)
+            quick = self._quick is not None and size is not None and size <= QUICK_CHARS
+            future = (self._quick if quick and self._quick is not None else self._executor).submit(
+                abandonable, event, fn, *args)
         except BaseException:
             self._release()
             raise
@@ -162,6 +180,8 @@ class Guard:
         for event in list(self._jobs.values()):
             event.set()  # running checks stop at their next step
         self._executor.shutdown(wait=False, cancel_futures=True)
+        if self._quick is not None:
+            self._quick.shutdown(wait=False, cancel_futures=True)
 
     # ----------------------------------------------------------------- one answer
     def _evaluate(self, question: str, contexts: Sequence[str], response: str) -> Evaluation:
@@ -191,7 +211,7 @@ class Guard:
             future: Future[Evaluation] | None = None
             try:
                 self.evaluator.validate(question, contexts, response)  # refused before any model work
-                future = self._submit(self._evaluate, question, contexts, response)
+                future = self._submit(self._evaluate, question, contexts, response, size=_size(contexts, response))
                 evaluation = future.result(timeout=self.policy.latency_budget_s)
             except BaseException as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
                 if future is not None:
@@ -220,7 +240,7 @@ class Guard:
             future: Future[Evaluation] | None = None
             try:
                 self.evaluator.validate(question, contexts, response)  # refused before any model work
-                future = self._submit(self._evaluate, question, contexts, response)
+                future = self._submit(self._evaluate, question, contexts, response, size=_size(contexts, response))
                 evaluation = await asyncio.wait_for(asyncio.wrap_future(future, loop=loop), self.policy.latency_budget_s)
             except BaseException as exc:  # noqa: BLE001 - turned into an explicit, counted verdict
                 if future is not None:
@@ -240,11 +260,11 @@ class Guard:
         return StreamGuard(self, question, contexts, echo=echo)
 
     # ----------------------------------------------------------------- for stream checkers
-    def score(self, fn: Callable[..., T], *args: Any, admitted: bool = False) -> T:
+    def score(self, fn: Callable[..., T], *args: Any, admitted: bool = False, size: int | None = None) -> T:
         """Run one scoring call in the guard's worker threads within the latency budget (raises on overrun).
         The entry point for checkers that score piece by piece (streams); they decide with :func:`decide`.
         Admission control applies unless ``admitted`` (the answer this call belongs to was admitted before)."""
-        future = self._submit(fn, *args, admitted=admitted)
+        future = self._submit(fn, *args, admitted=admitted, size=size)
         try:
             return future.result(timeout=self.policy.latency_budget_s)
         except BaseException:

@@ -240,3 +240,36 @@ def test_the_scorer_reads_a_chunked_body_up_to_its_limit(tiny_nli: Path) -> None
     response = asyncio.run(main())
     assert response.status_code == 413
     assert read < MAX_BODY_BYTES + (4 << 20)  # refused as the limit was passed, not after the whole body
+
+
+class HeavyEvaluator(Evaluator):
+    """An evaluator whose check of a long answer takes up to 20 s (a step at a time); a short one is quick."""
+
+    def evaluate(self, question: str, contexts: Any, response: Any, **kwargs: Any) -> Any:
+        if len(response) > 1000:
+            for _ in range(2000):
+                give_up_if_abandoned()
+                time.sleep(0.01)
+        return super().evaluate(question, contexts, response, **kwargs)
+
+
+def test_a_small_check_is_not_queued_behind_heavy_ones(tiny_nli: Path) -> None:
+    """Heavy checks (over QUICK_CHARS of answer and contexts) fill the workers; a small one runs in the quick lane at
+    once (round 57: 37 s behind four heavy ones), and the heavy ones are given up when the guard closes."""
+    from guardrail.guard import QUICK_CHARS
+
+    guard = Guard(HeavyEvaluator(nli=NLIScorer(tiny_nli)), Policy(retrieval_relevance=None), max_workers=1)
+    long_answer = "Items can be returned within 30 days of delivery. " * 100
+    big = [" ".join(["Gift cards cannot be returned."] * 40)] * (QUICK_CHARS // 1200 + 1)
+    heavy = [threading.Thread(target=guard.check, args=("How do returns work?", big, long_answer)) for _ in range(2)]
+    for t in heavy:
+        t.start()
+    time.sleep(0.3)
+    t0 = time.perf_counter()
+    verdict = guard.check("How do returns work?", CTX, "Items can be returned within 30 days of delivery.")
+    assert verdict.outcome != "error" and time.perf_counter() - t0 < 5.0
+    assert all(t.is_alive() for t in heavy)  # still running (and queued) behind the one worker
+    guard.close()
+    for t in heavy:
+        t.join(5.0)
+    assert not any(t.is_alive() for t in heavy)

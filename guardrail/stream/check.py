@@ -64,7 +64,7 @@ class StreamChecker(Protocol):
     policy: Policy
     evaluator: Evaluator
 
-    def score(self, fn: Callable[..., T], *args: Any, admitted: bool = False) -> T: ...
+    def score(self, fn: Callable[..., T], *args: Any, admitted: bool = False, size: int | None = None) -> T: ...
 
     def tracking(self) -> AbstractContextManager[None]: ...
 
@@ -154,6 +154,8 @@ class StreamGuard:
         self.policy = guard.policy
         self.question = question
         self.contexts = list(contexts)
+        #: what one scoring call of this stream reads, about (its lane: Guard's quick lane for small checks)
+        self._size = sum(len(c) for c in self.contexts if isinstance(c, str)) + PRECEDING_CHARS
         #: the mode: hold text back until it passed (block / fallback); the state may leave it (fail open)
         self.holds = self.policy.action in ("block", "fallback")
         self.state = HOLDING if self.holds else STREAMING
@@ -590,7 +592,7 @@ class StreamGuard:
         to an answer already admitted (a refusal raises :class:`OverloadedError` and leaves the stream unadmitted)."""
         try:
             with self.guard.tracking():  # a stream's check runs sentence by sentence: each counts while it runs
-                result = self.guard.score(fn, *args, admitted=self._admitted)
+                result = self.guard.score(fn, *args, admitted=self._admitted, size=self._size)
         except OverloadedError:
             raise
         except BaseException:
