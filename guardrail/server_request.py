@@ -26,9 +26,12 @@ class RequestLimits:
     CPU budget (measured with the shipped models on one core): the contexts cost about 0.1 ms per character (their
     windows are embedded for retrieval relevance and indexed for faithfulness), so the default 100,000 characters
     keep them near 10 s at worst and typical RAG requests (10-20k characters) near 1-2 s; each answer costs about
-    0.3 ms per character, bounded by the evaluator (``FaithfulnessConfig.max_response_chars``), and there are at
-    most ``max_choices`` answers; the question is read from its last 4,000 characters
-    (``Evaluator(max_question_chars=...)``). Lower the limits for a tighter budget."""
+    0.3 ms per character against typical contexts, and more against long ones (the rules compare each sentence with
+    the contexts: about 1 ms per character against 100k characters, down from 3 ms before premise ranking moved to
+    arrays, round 57), bounded by the evaluator (``FaithfulnessConfig.max_response_chars``); there are at most
+    ``max_choices`` answers, and the question is read from its last 4,000 characters
+    (``Evaluator(max_question_chars=...)``). A check whose client went away, or that ran past
+    ``Policy.latency_budget_s``, stops at its next step. Lower the limits for a tighter budget."""
 
     #: request body (413)
     max_body_bytes: int = MAX_REQUEST_BYTES

@@ -110,6 +110,9 @@ def test_a_chat_reply_is_judged_on_its_facts(block_guard: Guard) -> None:
     bad = "Oh nice! You can hire a bike by the pier for €35 a day. Are your kids keen cyclists?"
     assert both(block_guard, q, ISLAND, good) == ("pass", "pass")
     assert both(block_guard, q, ISLAND, bad) == ("block", "block")
+    # a question that presupposes a thing no context names is judged: "the free ferry pass" is a claim
+    presumes = "Oh nice! You can hire a bike by the pier for €20 a day. Have you used the free ferry pass yet?"
+    assert block_guard.check(q, ISLAND, presumes).action == "block"
     alone = block_guard.check(q, ISLAND, "Are your kids keen cyclists?")
     assert alone.evaluation is not None
     assert [s.supported for s in alone.evaluation.faithfulness.sentences] != [None]  # judged, not skipped

@@ -242,6 +242,18 @@ def _interrogative(sentence: str) -> bool:
     return sentence.rstrip().endswith("?") and (first in AUX or first in NEG_AUX or first in WH)
 
 
+#: what a question to the reader presupposes: the things it names as known ("your kids", "the Buds"; "Are you enjoying
+#: the lifetime warranty?" presupposes one): the first word after the determiner must be the contexts' or the
+#: question's
+_DEFINITE = re.compile(r"(?i)\b(?:the|your|our|their|this|that|these|those)\s+(?:own\s+)?([^\W\d_][\w'’-]*)")
+
+
+#: what the reader has that no context names ("How old are your kids?", "Is your own charger playing up?")
+_READERS_OWN = frozenset(content_stems(
+    "own kids children child family partner wife husband son sons daughter daughters dad mum mom father mother parents "
+    "grandparents friends friend dog dogs cat cats pet pets plans plan trip budget schedule"))
+
+
 def _named_in(claim: str) -> list[str]:
     """The subject and the object of a claim, what a pronoun after it may point at (not a pronoun's contraction: "It's
     unlikely to" of "It's unlikely to make you drowsy." names nothing)."""
@@ -462,6 +474,7 @@ class FaithfulnessCheck:
         self._prepared: LRUCache[_Prepared] = LRUCache(64)
         self._numbers: LRUCache[Spellings] = LRUCache(64)
         self._known_numbers: LRUCache[KnownNumbers] = LRUCache(64)
+        self._stems: LRUCache[frozenset[str]] = LRUCache(64)
         self._calibrator = calibrator
 
     @property
@@ -487,7 +500,10 @@ class FaithfulnessCheck:
 
     def _items(self, question: str, response: str, hyp_budget: int, preceding: str = "",
                titles: Callable[[int, int], bool] | None = None,
-               preceding_title: str | None = None, state: dict[str, Any] | None = None) -> list[ResponseItem]:
+               preceding_title: str | None = None, state: dict[str, Any] | None = None,
+               known: frozenset[str] = frozenset()) -> list[ResponseItem]:
+        """The response's pieces as checked. ``known``: the content words of the contexts and the question (a remark to
+        the reader of other words may presuppose a claim: "Are you enjoying the lifetime warranty?")."""
         cfg = self.config
         tok = self.nli.tokenizer
         spans = split_sentences(response)
@@ -510,7 +526,9 @@ class FaithfulnessCheck:
         # yes/no words; beside a claim, "Sure!" is a pleasantry and the claim is what is judged
         # a question to the reader or a reaction ("Have you been?", "Oh nice!") claims nothing beside a claim (here or
         # in the answer before this part); alone it is judged, as the reply it is
-        remark = [cfg.answer_claims and remarks_to_reader(span.of(response)) for span in pieces]
+        remark = [cfg.answer_claims and remarks_to_reader(span.of(response)) and
+                  set(content_stems(" ".join(_DEFINITE.findall(span.of(response))))) - _READERS_OWN <= known
+                  for span in pieces]
         claimless = not any(makes_claim(span.of(response)) and not r for span, r in zip(pieces, remark))
         beside_claim = any(remark) and (not claimless or any(
             makes_claim(sp.of(preceding)) and not remarks_to_reader(sp.of(preceding)) for sp in before[-_RECENT:]))
@@ -524,7 +542,7 @@ class FaithfulnessCheck:
         earlier: dict[str, Any] = {"mentioned": [], "topic": None}
         if preceding.strip():  # its last few sentences: what a pronoun points at was named close by
             recent = preceding[before[-_RECENT].start:] if len(before) > _RECENT else preceding
-            self._items(question, recent, hyp_budget, state=earlier)
+            self._items(question, recent, hyp_budget, state=earlier, known=known)
         mentioned: list[str] = earlier["mentioned"]
         topic: str | None = title or earlier["topic"]
         topic_age = 0 if title else earlier.get("topic_age", 0)  # sentences since the topic was named
@@ -990,7 +1008,8 @@ class FaithfulnessCheck:
         max_len = self.nli.max_length
         special = tok.special_tokens(pair=True)
         hyp_budget = max(8, (max_len - special) // 2)
-        items = self._items(question, response, hyp_budget, preceding, titles, preceding_title)
+        items = self._items(question, response, hyp_budget, preceding, titles, preceding_title,
+                            known=self._vocabulary(contexts) | frozenset(content_stems(question)))
         # "1240" is read against "1,240" as the same number the contexts write; "not non-returnable" as "returnable"
         spellings = self._spellings(contexts)
         items = [dataclasses.replace(it, hypothesis=plain_negation(as_context_numbers(it.hypothesis, spellings)))
@@ -1065,6 +1084,15 @@ class FaithfulnessCheck:
         if found is None:
             found = KnownNumbers([*contexts, question], question=question)
             self._known_numbers.put(key, found)
+        return found
+
+    def _vocabulary(self, contexts: Sequence[str]) -> frozenset[str]:
+        """The contexts' content words (cached per contexts, as the premises are)."""
+        key = tuple(contexts)
+        found = self._stems.get(key)
+        if found is None:
+            found = frozenset(w for c in contexts for w in content_stems(c))
+            self._stems.put(key, found)
         return found
 
     def _spellings(self, contexts: Sequence[str]) -> Spellings:
