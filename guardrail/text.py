@@ -476,7 +476,7 @@ _READER_QUESTION = re.compile(
 #: more?", "Have you heard that ...?"), a negation ("Didn't you know ...?")
 _READER_CLAIMS = re.compile(
     r"(?i)\b(?:which|who|whose|that|because|since|as|so|where|when|while|although|though|if|unless|than|not|cannot|"
-    r"never|no|sure|certain|positive|convinced)\b|n't\b|\b(?:know|knew|realis\w*|realiz\w*|aware|heard?|notic\w*|"
+    r"never|no|sure|certain|positive|convinced|before|after|until|till|once|she|he|her|his|him|they|their|them)\b|n't\b|\b(?:know|knew|realis\w*|realiz\w*|aware|heard?|notic\w*|"
     r"remember\w*|recall\w*|seen|see|saw|read|learn\w*|found|find|told|tell)\s+\S+\s+\S+")
 #: an interjection and an evaluation that names nothing ("Oh nice!", "Sounds fun!", "Ah, bad luck!", "Oh wow,
 #: that's a nice bit of history!", "Nice, congrats on the EV!")
@@ -1158,8 +1158,8 @@ def lone_surrogate(text: str) -> re.Match[str] | None:
     return _SURROGATE.search(text)
 
 
-def uncheckable_reason(text: str, *, what: str = "text") -> str | None:
-    """Why a text cannot be judged by an English NLI model, or None.
+def uncheckable_reason(text: str, *, what: str = "text", quote: bool = True) -> str | None:
+    """Why a text cannot be judged by an English NLI model, or None (``quote=False``: without the text's words).
 
     Lone surrogates (broken UTF-16, e.g. a ``"\\ud800"`` escape in JSON) and sentences written mostly in a non-Latin
     script are not judged: an English-only model would only guess there.
@@ -1186,16 +1186,17 @@ def uncheckable_reason(text: str, *, what: str = "text") -> str | None:
             longest = max(longest, run)
         if other >= 2 and (other > 0.3 * (other + latin) or longest >= 3):
             snippet = sentence if len(sentence) <= 60 else sentence[:57] + "..."
-            return (f"the {what} has a sentence in a script the model was not trained on ({snippet!r}); "
+            snippet = f" ({snippet!r})" if quote else ""
+            return (f"the {what} has a sentence in a script the model was not trained on{snippet}; "
                     "use an NLI model for that language (--nli-model)")
     return None
 
 
-def unsupported_language(text: str, *, what: str = "text") -> str | None:
+def unsupported_language(text: str, *, what: str = "text", quote: bool = True) -> str | None:
     """Why a text is in a language the English model was not trained on (a script it does not read,
     :func:`uncheckable_reason`, or a sentence in another language of Latin script, :func:`foreign_language`), or
     None."""
-    reason = uncheckable_reason(text, what=what)
+    reason = uncheckable_reason(text, what=what, quote=quote)
     if reason is not None:
         return reason
     for span in split_sentences(text):
@@ -1205,6 +1206,7 @@ def unsupported_language(text: str, *, what: str = "text") -> str | None:
         language = foreign_language(sentence)
         if language is not None:
             snippet = sentence if len(sentence) <= 60 else sentence[:57] + "..."
-            return (f"unsupported language: the {what} has a sentence in {language} ({snippet!r}), which the model "
+            snippet = f" ({snippet!r})" if quote else ""
+            return (f"unsupported language: the {what} has a sentence in {language}{snippet}, which the model "
                     "was not trained on; use an NLI model for that language (--nli-model)")
     return None

@@ -80,7 +80,7 @@ def test_a_head_with_no_item_is_judged_as_written(block_guard: Guard) -> None:
     ("Nice, congrats on the EV!", True),
     ("Oh wow, that's a nice bit of history!", True),
     ("I'd steer clear of that one.", True),
-    ("Worth a try, I think.", True),
+    ("Worth a try, I think.", True),  # (to a yes/no question, advice is the yes or no it leans to)
     # what says something of the world is no remark
     ("Did you know gift cards can be returned?", False),
     ("Are you aware gift cards can be returned within ninety days?", False),
@@ -92,6 +92,11 @@ def test_a_head_with_no_item_is_judged_as_written(block_guard: Guard) -> None:
     ("Oh nice, gift cards can be returned!", False),
     ("Ooh, winter's a lovely time for Lake Orvena!", False),
     ("I'd avoid heavy rain with them.", False),
+    # a review of the session: what a question to the reader presupposes of a third party is a claim
+    ("Were you surprised she won three Nobel prizes?", False),
+    ("Would you believe she was born in Paris?", False),
+    ("How do you feel about her winning three Nobel prizes?", False),
+    ("Are you going to visit the museum before it closes on Mondays?", False),
 ])
 def test_remarks_to_the_reader(sentence: str, remark: bool) -> None:
     assert remarks_to_reader(sentence) is remark
@@ -106,30 +111,30 @@ def test_a_chat_reply_is_judged_on_its_facts(block_guard: Guard) -> None:
     """Questions back and reactions around the facts claim nothing; the facts are judged (a wrong month is blocked),
     and a reply that is only a question is still judged as the reply it is."""
     q = "Any tips for a day on Inis Corra?"
-    good = "Oh nice! You can hire a bike by the pier for €20 a day. Are your kids keen cyclists?"
-    bad = "Oh nice! You can hire a bike by the pier for €35 a day. Are your kids keen cyclists?"
+    good = "Oh nice! You can hire a bike by the pier for €20 a day. Are your kids keen on bicycles?"
+    bad = "Oh nice! You can hire a bike by the pier for €35 a day. Are your kids keen on bicycles?"
     assert both(block_guard, q, ISLAND, good) == ("pass", "pass")
     assert both(block_guard, q, ISLAND, bad) == ("block", "block")
     # a question that presupposes a thing no context names is judged: "the free ferry pass" is a claim
     presumes = "Oh nice! You can hire a bike by the pier for €20 a day. Have you used the free ferry pass yet?"
     assert block_guard.check(q, ISLAND, presumes).action == "block"
-    alone = block_guard.check(q, ISLAND, "Are your kids keen cyclists?")
+    alone = block_guard.check(q, ISLAND, "Are your kids keen on bicycles?")
     assert alone.evaluation is not None
     assert [s.supported for s in alone.evaluation.faithfulness.sentences] != [None]  # judged, not skipped
 
 
-def test_a_bare_yes_before_its_claim_reads_as_one_reply(block_guard: Guard) -> None:
-    """"Yes! There's a sandy beach ..." to "Is there anywhere to swim?": the beach sentence is judged and the yes fails
-    only where the contexts deny it; a yes the contexts deny is blocked, and so is a no they state the opposite of."""
-    q = "Is there anywhere to swim on Inis Corra?"
-    good = "Yes! There's a sandy beach at Tra Mhor, and it has lifeguards in July and August."
-    assert both(block_guard, q, ISLAND, good) == ("pass", "pass")
-    gift = ["Gift cards cannot be returned. Other items can be returned within 30 days with a receipt."]
-    wrong_yes = "Yes! Other items can be returned within 30 days with a receipt."
-    assert both(block_guard, "Can gift cards be returned?", gift, wrong_yes) == ("block", "block")
-    bike = ["Bicycles can be hired next to the pier for €20 a day."]
-    wrong_no = "No. Bicycles can be hired next to the pier for €20 a day."
-    assert both(block_guard, "Can bicycles be hired next to the pier?", bike, wrong_no) == ("block", "block")
+def test_a_bare_yes_or_no_before_a_true_sentence_is_judged(block_guard: Guard) -> None:
+    """"Yes!" or "Nope!" then a sentence the contexts hold: the reply is judged as the statement it makes (a review of
+    this session found a veto-only reading let a wrong yes or no pass: measured on four blind sets it also cost more
+    catches than it saved faithful answers, and was dropped); advice to a yes/no question is its yes."""
+    plans = ["The Pro plan costs $20 per month and includes email support. Phone support is available only on the "
+             "Enterprise plan."]
+    assert both(block_guard, "Does the Pro plan include email support?", plans,
+                "Nope! Phone support is available only on the Enterprise plan.") == ("block", "block")
+    assert both(block_guard, "Is there a free trial?", plans, "Yes! The Pro plan costs $20 per month.") == \
+        ("block", "block")
+    assert both(block_guard, "Does the Pro plan include email support?", plans,
+                "Yes! The Pro plan costs $20 per month and includes email support.") == ("pass", "pass")
 
 
 def test_readings_that_were_garbled() -> None:
@@ -143,7 +148,8 @@ def test_readings_that_were_garbled() -> None:
 
 
 @pytest.mark.parametrize(("reply", "leans"), [
-    ("Apparently yes!", (True,)), ("Better not, sorry!", (False,)), ("I wouldn't!", (False,)),
+    ("Better not, sorry!", (False,)), ("I wouldn't!", (False,)), ("I'd steer clear of that one.", (False,)),
+    ("Apparently yes!", None),  # asserts the yes: judged as it
     ("Not directly, sadly.", (False,)), ("Probably not any time soon!", (False,)),
     ("Apparently, gift cards can be returned.", None), ("I wouldn't return it.", None)])
 def test_hedged_replies(reply: str, leans: tuple[bool] | None) -> None:

@@ -2305,8 +2305,11 @@ def exceeds_bound(statement: str, reason: str) -> bool | None:
 #: a reply that hedges its yes or no ("Probably not.", "Possibly.", "Potentially, yes.", "Not necessarily.", "It
 #: depends."): it asserts neither statement outright
 _HEDGED_REPLY = re.compile(
-    r"(?i)\W*(?P<h>probably|possibly|maybe|perhaps|likely|unlikely|potentially|presumably|conceivably|apparently|"
-    r"seemingly|reportedly|probably\s+not(?:\s+any\s*time\s+soon)?|i\s+wouldn'?t|i\s+would\s+not|not\s+directly|"
+    r"(?i)\W*(?P<h>probably|possibly|maybe|perhaps|likely|unlikely|potentially|presumably|conceivably|"
+    r"probably\s+not(?:\s+any\s*time\s+soon)?|i\s+wouldn'?t|i\s+would\s+not|not\s+directly|"
+    # advice that leans to a yes or a no ("I'd go for it!", "I'd steer clear of that one.", "Worth a try, I think.")
+    r"i'?d\s+(?:steer\s+clear(?:\s+of\s+(?:it|that|that\s+one|them|those))?|think\s+twice|avoid\s+(?:it|that|that\s+one|"
+    r"them)|skip\s+(?:it|that|that\s+one)|hold\s+off)|"
     r"not\s+necessarily|not\s+entirely|not\s+strictly|not\s+always|not\s+quite|not\s+exactly|not\s+really|"
     r"not\s+conclusively|not\s+fully|not\s+completely|not\s+yet|(?:it(?:'s|\s+is|\u2019s)\s+)?(?:best|better)\s+not(?:\s+to)?|"
     r"(?:it|that)\s+depends|depends|"
@@ -2315,6 +2318,23 @@ _HEDGED_REPLY = re.compile(
     r"(?:\s+not)?)(?:[\s,]+(?P<p>not\s+yet|yes|yeah|no|not|so|yet))?"
     # what a reply adds that claims nothing: regret, a hedge ("Better not, sorry!", "Not directly, sadly.")
     r"(?:\s*,?\s*(?:sorry|sadly|unfortunately|i'?m\s+afraid|i\s+think|i'?d\s+say|i\s+guess|for\s+now))?\s*[.!\u2026]*\s*")
+#: advice that says yes ("I'd go for it!", "Worth a try, I think."): to a yes/no question, the yes it recommends
+_ADVISES_YES = re.compile(r"(?i)\W*(?:(?:i'?d|i\s+would)\s+(?:(?:definitely|probably|just)\s+)?(?:go\s+for\s+it|give\s+it\s+a\s+"
+                          r"(?:go|try|shot))|(?:(?:it'?s|it\s+is|definitely|probably|well)\s+)?worth\s+a\s+(?:try|shot|go)"
+                          r"(?:\s*,?\s*i\s+think)?)\s*[.!\u2026]*\s*")
+
+
+def advises_yes(sentence: str) -> bool:
+    """Advice that recommends what a yes/no question asks ("I'd go for it!", "Worth a try, I think."): the yes it says.
+
+    >>> advises_yes("I'd go for it!"), advises_yes("Worth a try, I think."), advises_yes("I'd go for the Pro plan.")
+    (True, True, False)
+    """
+    return _ADVISES_YES.fullmatch(sentence) is not None
+
+
+#: advice that leans to a no ("I'd steer clear of that one.", "I'd think twice.")
+_ADVISES_NO = re.compile(r"i'?d\s+(?:steer|think|avoid|skip|hold)")
 #: a source before a reply ("Based on the policy, probably not.")
 _REPLY_SOURCE = re.compile(r"(?i)\s*(?:based\s+on|according\s+to|from|going\s+by|under)\s+[^,;:.!?]{1,40},\s*")
 #: a reply that is only a restriction of its yes or no ("Only with special approval.", "Not under the standard
@@ -2361,7 +2381,7 @@ def hedged_reply(sentence: str) -> tuple[bool | None] | None:
         h = " ".join(m.group("h").lower().split())
         if h.endswith("depends"):
             return (None,)
-        return (not (h.startswith("not") or h == "unlikely" or " not" in h or "n't" in h or
+        return (not (h.startswith("not") or h == "unlikely" or " not" in h or "n't" in h or _ADVISES_NO.match(h) or
                      (m.group("p") or "").lower().split()[:1] in (["no"], ["not"], ["yet"])),)
     m = _RESTRICTED_REPLY.fullmatch(sentence)
     if m is not None:

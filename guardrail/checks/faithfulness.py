@@ -31,6 +31,7 @@ import numpy as np
 
 from guardrail.checks.calibration import Calibrator
 from guardrail.checks.claims import (
+    advises_yes,
     restriction_of,
     without_source,
     hedged_reply,
@@ -242,10 +243,26 @@ def _interrogative(sentence: str) -> bool:
     return sentence.rstrip().endswith("?") and (first in AUX or first in NEG_AUX or first in WH)
 
 
-#: what a question to the reader presupposes: the things it names as known ("your kids", "the Buds"; "Are you enjoying
-#: the lifetime warranty?" presupposes one): the first word after the determiner must be the contexts' or the
-#: question's
-_DEFINITE = re.compile(r"(?i)\b(?:the|your|our|their|this|that|these|those)\s+(?:own\s+)?([^\W\d_][\w'’-]*)")
+#: words a question to the reader asks with, which presuppose nothing of the contexts' subject ("Have you ever tried
+#: ice fishing?", "Are you into painting yourself?", "Are you planning to visit?")
+_CHAT_WORDS = frozenset(content_stems(
+    "like love enjoy enjoyed been tried try trying planning plan going visit visiting heard seen ever usually mostly "
+    "often keen fan fans big into yourself yourselves interested tempted want need fancy thinking considering looking "
+    "old young already still also too mind"))
+
+
+def _remark(text: str, question: str, known: frozenset[str]) -> bool:
+    """A remark to the reader (:func:`~guardrail.text.remarks_to_reader`) that claims nothing here: not advice that
+    answers a yes/no question ("I'd go for it!" to "Can I swim there?" leans to its yes: a hedged reply), and, for a
+    question, no word but the contexts', the question's, the reader's own ("your kids") and chat's ("Were you surprised
+    she won three prizes?", "Would you believe she was born in Paris?" say what they presuppose: judged)."""
+    if not remarks_to_reader(text):
+        return False
+    if (hedged_reply(text) is not None or advises_yes(text)) and question and asks_yes_no(question):
+        return False
+    if not text.rstrip().endswith("?"):
+        return True
+    return set(content_stems(text)) - _READERS_OWN - _CHAT_WORDS <= known
 
 
 #: what the reader has that no context names ("How old are your kids?", "Is your own charger playing up?")
@@ -526,9 +543,7 @@ class FaithfulnessCheck:
         # yes/no words; beside a claim, "Sure!" is a pleasantry and the claim is what is judged
         # a question to the reader or a reaction ("Have you been?", "Oh nice!") claims nothing beside a claim (here or
         # in the answer before this part); alone it is judged, as the reply it is
-        remark = [cfg.answer_claims and remarks_to_reader(span.of(response)) and
-                  set(content_stems(" ".join(_DEFINITE.findall(span.of(response))))) - _READERS_OWN <= known
-                  for span in pieces]
+        remark = [cfg.answer_claims and _remark(span.of(response), q, known) for span in pieces]
         claimless = not any(makes_claim(span.of(response)) and not r for span, r in zip(pieces, remark))
         beside_claim = any(remark) and (not claimless or any(
             makes_claim(sp.of(preceding)) and not remarks_to_reader(sp.of(preceding)) for sp in before[-_RECENT:]))
@@ -711,6 +726,12 @@ class FaithfulnessCheck:
                 if tok.count(made_text) <= hyp_budget:
                     items.append(ResponseItem(span, text, made_text, True, False, claim=True))
                     continue
+            advised = yes_no_statement(q, True) if q and cfg.answer_claims and advises_yes(text) and asks_yes_no(q) \
+                else None
+            if advised is not None and tok.count(advised) <= hyp_budget:
+                # "I'd go for it!" to "Can I swim at the beaches?" recommends the yes: judged as the yes is
+                items.append(ResponseItem(span, text, advised, True, True, claim=True))
+                continue
             hedged = hedged_reply(text) if q and cfg.answer_claims else None
             condition = restriction_of(text) if hedged is not None and hedged[0] else None
             base = yes_no_statement(q, True) if condition is not None else None
@@ -925,19 +946,6 @@ class FaithfulnessCheck:
                         items.append(ResponseItem(span, text, denied, True, fragment, claim=True, veto=True, rules=False,
                                                   affirms=True))
                     continue
-                if made is not None and made.kind == "yes/no" and asks_yes_no(q) and _PLAIN_YES_NO.match(text) and \
-                        not makes_claim(text) and any(makes_claim(later.of(response)) and not remark[k]
-                                                      for k, later in enumerate(pieces[at + 1:], at + 1)):
-                    # "Yes! There's a sandy beach at Tra Mhor." is "Yes, there's a sandy beach at Tra Mhor." in two
-                    # sentences, and is judged as it is: the claim after the reply is judged, the question's statement
-                    # fails only where the contexts deny it (a yes) or state it (a no); r58: "There is somewhere to
-                    # swim on Inis Corra." (0.18) blocked the faithful reply the beach sentence supports
-                    said = yes_no_statement(q, True)
-                    if said is not None and tok.count(said) <= hyp_budget:
-                        yes = bool(polarity(text)[0])
-                        items.append(ResponseItem(span, text, said, True, fragment, claim=True, veto=True, rules=False,
-                                                  affirms=not yes))
-                        continue
                 if made is not None and tok.count(made.statement) <= hyp_budget:
                     items.append(ResponseItem(span, text, made.statement, True, fragment, claim=True))
                     continue
@@ -1148,12 +1156,13 @@ def _validate(question: str, contexts: Sequence[str], response: str, cfg: Faithf
     # the question's language alone never makes an answer uncheckable: the answer is judged against the contexts
     # (a question the readings cannot parse is no help to them, and retrieval relevance is not measured for it)
     reason = unsupported_language(response, what="answer")
+    shown = unsupported_language(response, what="answer", quote=False) if reason is not None else None
     if reason is None:
         broken = next((i for i, c in enumerate(contexts) if lone_surrogate(c) is not None), None)
         if broken is not None:
             reason = f"context {broken + 1} holds a lone surrogate (broken Unicode); fix the text before checking it"
     if reason is not None:
-        raise UncheckableError(reason)
+        raise UncheckableError(reason, shown=shown)
 
 
 def _lends_polarity(index: ContextIndex, hypothesis: str, subject: frozenset[str], premise: Premise) -> bool:

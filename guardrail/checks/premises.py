@@ -194,14 +194,16 @@ class Ranking:
         self.ties = -self._scores(tie_words) if tie_words else np.zeros(len(units))
 
     def _scores(self, words: Sequence[str]) -> np.ndarray:
-        """Each unit's IDF-weighted overlap with ``words`` (not divided by their total: the order is the same)."""
+        """Each unit's :meth:`ContextIndex.overlap` with ``words``: the same additions in the same order, divided by the
+        same total (two sums that differ in their last bit may divide to one value, a tie, as they did)."""
         out = np.zeros(len(self.units))
         idf, default = self.index.idf, self.index.default_idf
         for w in words:
             held = self.holders.get(w)
             if held is not None:
                 out[held] += idf.get(w, default)
-        return out
+        total = sum(idf.get(w, default) for w in words)
+        return out / total if total else out
 
     def rank(self, hyp_words: Sequence[str], top_k: int) -> list[Premise]:
         if not self.units:

@@ -464,13 +464,14 @@ class StreamGuard:
                 # "Oh nice!", "Have you been?" before any claim: it claims nothing beside one, so it is read with the
                 # sentences up to the first claim after it, as the whole answer reads it (held until that completes);
                 # at the end, with what there is
-                claim = next((i for i in range(k + 1, len(sentences)) if _claims(sentences[i].text)), None)
+                claim = next((i for i in range(k + 1, len(sentences)) if _claims(sentences[i].text)
+                              and not heads_list(render(sentences[i].text).text)), None)  # a head: its item
                 if claim is None and not final:
                     break
                 last = claim if claim is not None else len(sentences) - 1
                 if last > k:
                     judged, skip = sentences[last], last + 1
-            if self.question and not self._last_before(s.start) and _span_like(shown):
+            if judged is s and self.question and not self._last_before(s.start) and _span_like(shown):
                 # a short span first ("Webhooks.", "Litware Inc.") is the answer when it is all the answer, and the
                 # topic of what follows otherwise (as the whole answer reads it): held until the next sentence
                 # completes, then read with it; at the end, alone
