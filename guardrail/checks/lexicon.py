@@ -85,6 +85,7 @@ SOFT_YES = {"sure", "ok", "okay", "alright", "all right", "right", "no problem",
 #: hedges, sentiment adverbs and greetings around a yes/no answer that say nothing about yes or no ("Unfortunately,
 #: no.", "I'm afraid not.", "Good news: yes!", "No, sorry.")
 HEDGES = {"unfortunately", "fortunately", "sadly", "happily", "luckily", "unluckily", "thankfully", "regrettably",
+          "apparently", "seemingly", "reportedly",
           "alas", "honestly", "actually", "frankly", "well", "so", "oh", "ah", "hmm", "um", "uh", "but", "however",
           "basically", "in short", "in a word", "simply put", "short answer", "the short answer", "the short answer is",
           "the answer", "the answer is", "long story short", "to be honest", "to be fair", "in fact", "as it happens",
