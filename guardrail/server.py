@@ -346,9 +346,10 @@ class Gateway:
 
 
 async def _disconnected(request: Request) -> None:
-    """Return when the client goes away (the request's body was read: what comes next is its disconnect)."""
-    while (await request.receive())["type"] != "http.disconnect":
-        pass
+    """Return when the client goes away (the request's body was read: what comes next is its disconnect; anything
+    else says nothing of the client: the watch waits until it is cancelled)."""
+    if (await request.receive())["type"] != "http.disconnect":
+        await asyncio.Event().wait()
 
 
 class _TooLarge(Exception):

@@ -571,7 +571,10 @@ class FaithfulnessCheck:
                 text = _QA_LABEL.sub("", text, count=1)
             prior, previous = previous, text
             if remark[at] and beside_claim:
-                # "The museum opened in 1983. Are you into painting yourself?": the facts are what is judged
+                # "The museum opened in 1983. Are you into painting yourself?": the facts are what is judged (and what
+                # a pronoun after the remark points at is what the claim before it named: "Same. They must be ...")
+                if items and items[-1].check and not items[-1].fragment and not _interrogative(items[-1].hypothesis):
+                    mentioned = _named_in(items[-1].hypothesis) or mentioned
                 items.append(ResponseItem(span, text, text, False, False))
                 if not text.rstrip().endswith("?"):  # a reaction is no sentence a reply leans on; a question may be
                     previous = prior
