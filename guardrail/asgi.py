@@ -406,6 +406,14 @@ def _file_pieces(message: Message) -> list[tuple[bytes, bool]]:
 _PARSE_IN_THREAD = 256 * 1024
 
 
+async def client_gone(receive: Receive) -> None:
+    """Return when the client goes away, once the request's body was read (what comes next is its disconnect). A
+    server that hands out anything else after the body (some test harnesses repeat it) says nothing of the client: the
+    watch ends there, waiting until it is cancelled (a loop on it would spin on the event loop)."""
+    if (await receive())["type"] != "http.disconnect":
+        await asyncio.Event().wait()
+
+
 class _Exchange:
     """One guarded request: reads the request, then hands the response to the responder its kind needs."""
 
@@ -499,7 +507,7 @@ class _Exchange:
     async def unless_gone(self, work: asyncio.Future[Any]) -> bool:
         """Wait for ``work`` unless the client goes away first: then it is cancelled (a check's thread stops at its
         next step) and False is returned, with the request logged as closed by the client (499), not delivered."""
-        gone = asyncio.ensure_future(self._client_gone())
+        gone = asyncio.ensure_future(client_gone(self.receive))
         try:
             await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -515,12 +523,6 @@ class _Exchange:
         self.status = 499
         return False
 
-    async def _client_gone(self) -> None:
-        """Return when the client goes away (the request's body was read: what comes next is its disconnect). A server
-        that hands out anything else after the body (some test harnesses repeat it) says nothing of the client: the
-        watch ends there, waiting until it is cancelled (a loop on it would spin on the event loop)."""
-        if (await self.receive())["type"] != "http.disconnect":
-            await asyncio.Event().wait()
 
     def question_contexts(self) -> tuple[str, list[str]]:
         """The question and contexts the answer is checked against; ``record()`` is refused from now on.

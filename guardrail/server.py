@@ -58,7 +58,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
-from guardrail.asgi import GUARDED_ROUTES, GuardrailMiddleware, openai_request, record
+from guardrail.asgi import GUARDED_ROUTES, GuardrailMiddleware, client_gone, openai_request, record
 from guardrail.asgi import MAX_REQUEST_BYTES as MAX_REQUEST_BYTES
 from guardrail.errors import ConfigurationError, InputError
 from guardrail.guard import Guard
@@ -329,7 +329,7 @@ class Gateway:
         # the client may go away while the upstream writes an answer that is no stream (read whole before anything is
         # sent): the upstream request is given up then, its connection and the model's generation released (round 57:
         # held up to the 600 s deadline); a stream's response watches for it itself once it is relayed
-        gone = asyncio.ensure_future(_disconnected(request))
+        gone = asyncio.ensure_future(client_gone(request.receive))
         try:
             await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -344,12 +344,6 @@ class Gateway:
             return _error(499, "the client went away before the upstream answered", "client_closed_request")
         return work.result()
 
-
-async def _disconnected(request: Request) -> None:
-    """Return when the client goes away (the request's body was read: what comes next is its disconnect; anything
-    else says nothing of the client: the watch waits until it is cancelled)."""
-    if (await request.receive())["type"] != "http.disconnect":
-        await asyncio.Event().wait()
 
 
 class _TooLarge(Exception):

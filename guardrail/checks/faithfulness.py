@@ -251,7 +251,7 @@ _CHAT_WORDS = frozenset(content_stems(
     "old young already still also too mind"))
 
 
-def _remark(text: str, question: str, known: frozenset[str]) -> bool:
+def _remark(text: str, question: str, known: Callable[[], frozenset[str]]) -> bool:
     """A remark to the reader (:func:`~guardrail.text.remarks_to_reader`) that claims nothing here: not advice that
     answers a yes/no question ("I'd go for it!" to "Can I swim there?" leans to its yes: a hedged reply), and, for a
     question, no word but the contexts', the question's, the reader's own ("your kids") and chat's ("Were you surprised
@@ -262,7 +262,7 @@ def _remark(text: str, question: str, known: frozenset[str]) -> bool:
         return False
     if not text.rstrip().endswith("?"):
         return True
-    return set(content_stems(text)) - _READERS_OWN - _CHAT_WORDS <= known
+    return set(content_stems(text)) - _READERS_OWN - _CHAT_WORDS <= known()
 
 
 #: what the reader has that no context names ("How old are your kids?", "Is your own charger playing up?")
@@ -518,9 +518,10 @@ class FaithfulnessCheck:
     def _items(self, question: str, response: str, hyp_budget: int, preceding: str = "",
                titles: Callable[[int, int], bool] | None = None,
                preceding_title: str | None = None, state: dict[str, Any] | None = None,
-               known: frozenset[str] = frozenset()) -> list[ResponseItem]:
-        """The response's pieces as checked. ``known``: the content words of the contexts and the question (a remark to
-        the reader of other words may presuppose a claim: "Are you enjoying the lifetime warranty?")."""
+               known: Callable[[], frozenset[str]] = frozenset) -> list[ResponseItem]:
+        """The response's pieces as checked. ``known``: the content words of the contexts and the question, worked out
+        when a question to the reader needs them (one of other words may presuppose a claim: "Are you enjoying the
+        lifetime warranty?")."""
         cfg = self.config
         tok = self.nli.tokenizer
         spans = split_sentences(response)
@@ -1019,8 +1020,8 @@ class FaithfulnessCheck:
         max_len = self.nli.max_length
         special = tok.special_tokens(pair=True)
         hyp_budget = max(8, (max_len - special) // 2)
-        items = self._items(question, response, hyp_budget, preceding, titles, preceding_title,
-                            known=self._vocabulary(contexts) | frozenset(content_stems(question)))
+        vocabulary = functools.cache(lambda: self._vocabulary(contexts) | frozenset(content_stems(question)))
+        items = self._items(question, response, hyp_budget, preceding, titles, preceding_title, known=vocabulary)
         # "1240" is read against "1,240" as the same number the contexts write; "not non-returnable" as "returnable"
         spellings = self._spellings(contexts)
         items = [dataclasses.replace(it, hypothesis=plain_negation(as_context_numbers(it.hypothesis, spellings)))
