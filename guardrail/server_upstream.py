@@ -124,6 +124,13 @@ async def forward(client: httpx.AsyncClient, base: str, method: str, url: str, h
             telemetry.upstream_error("connect")
             return error_response(502, f"the upstream at {base} is unreachable ({type(exc).__name__}: {exc})",
                                   "upstream_unreachable")
+    if not 100 <= response.status_code <= 599:
+        # RFC 9110 section 15: a status is three digits, 100-599; a server (uvicorn's) has no status line for
+        # another, and passed on, the client's connection would drop with no answer
+        await response.aclose()
+        telemetry.upstream_error("status")
+        return error_response(502, f"the upstream at {base} answered with status {response.status_code}, which is no "
+                                   "HTTP status (100-599)", "upstream_error")
     passed = {k: v for k, v in response.headers.items() if k.lower() in PASS_HEADERS}
     ctype = response.headers.get("content-type", "")
     try:

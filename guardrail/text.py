@@ -859,7 +859,8 @@ _POINTER = re.compile(
 #: words that name where a pointer sends the reader, not what it says ("our returns page" points at returns)
 _PAGE_WORDS = frozenset("page pages site website web link links article articles section sections document documents "
                         "docs documentation doc help center centre faq faqs terms url here below above guide portal "
-                        "knowledge base kb our the your this that".split())
+                        "knowledge base kb our the your this that policy policies handbook manual leaflet brochure "
+                        "guidelines conditions".split())
 _URL_TOPIC = re.compile(r"(?i)<?https?://[^\s/]+(?P<path>/\S*)?>?")
 
 
@@ -867,7 +868,9 @@ def _pointed_at(topic: str) -> list[str] | None:
     """The topics of what a pointer points at: its words but the page words ("our returns page" -> ["returns"]), the
     words of a URL's path; None when they could state something (a pointer to "gift cards can be returned" is
     judged)."""
-    topic = topic.strip()
+    # a link's title or an aside after the page's name says no more than the page does ("the return policy (Returns
+    # and refunds)": a markdown link's title, read as the link's tooltip)
+    topic = re.sub(r"\s*\([^()]{0,80}\)\s*$", "", topic.strip()) or topic.strip()
     url = _URL_TOPIC.fullmatch(topic)
     if url is not None:
         topic = re.sub(r"[-_/.+=?&#%]", " ", url.group("path") or "")

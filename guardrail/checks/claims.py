@@ -1157,9 +1157,12 @@ def _names_a_person(referent: str) -> bool:
         return False
     if _person_noun(referent):
         return True  # "the pharmacist", "a physician"
+    if toks[0].lower() in DETERMINERS and toks[0] not in _TITLES:
+        return False  # "the Stellborg Marathon", "the Orrin 7": a person's name takes no article
+    if "of" in toks[1:] and toks[0][:1].isupper():  # "Amina Lodvik of Sweden": the name before "of"
+        toks = toks[:toks.index("of", 1)]
     words = [t for t in toks if t.lower() not in DETERMINERS]
-    return bool(words) and all(t[:1].isupper() for t in words) and (
-        len(words) > 1 or toks[0] in _TITLES or toks[0].lower() not in DETERMINERS)
+    return bool(words) and all(t[:1].isupper() for t in words)
 
 
 def _verb_after(toks: list[str], k: int) -> bool:
@@ -1188,6 +1191,22 @@ def _expletive(toks: list[str], k: int) -> bool:
     if not contracted and not (nxt and (nxt[0] in BE or nxt[0] in NEG_AUX or nxt[0] in MODAL)):
         return False
     return any(w in _CLAUSE_WORDS for w in (nxt[:4] if contracted else nxt[1:5]))
+
+
+#: adverbs that may open a subject without being part of what it names ("Even the researchers say ...")
+_FOCUS_ADVERBS = frozenset("even also still just only both".split())
+#: a noun phrase a determiner opens: "the 1962 Elm Street library", "a new permit"
+_DETERMINED_PHRASE = re.compile(r"(?i)\b(?:the|a|an|this|that|these|those|his|her|their|its|your|our|my)\s+[\w-]")
+
+
+def _object_named_before(prefix: str) -> bool:
+    """The words before an object pronoun name a thing after the sentence's subject ("The council chose to renovate
+    the 1962 Elm Street library instead of replacing"): the pronoun most likely points at it, which the referents
+    cannot tell; the sentence is read as written."""
+    subject = claim_subject(prefix + " x.")
+    at = prefix.find(subject) if subject else -1
+    after = prefix[at + len(subject):] if subject and at >= 0 else prefix
+    return _DETERMINED_PHRASE.search(after) is not None
 
 
 def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False) -> str | None:
@@ -1259,6 +1278,8 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
             if low == "it" and prev in PREPOSITIONS and k + 1 < len(toks) and toks[k + 1].lower() == "to":
                 continue  # "for it to be ..." is read with its verb: kept as written
             kind, as_object = _OBJECT_PRONOUNS[low], looks_verb(toks[k - 1]) and prev not in PREPOSITIONS
+            if (as_object or prev.endswith("ing") and prev not in PREPOSITIONS) and _object_named_before(text[:start]):
+                continue  # "... chose to renovate the library instead of replacing it": the library, read as written
         elif low in _POSSESSIVES and k + 1 < len(toks) and toks[k + 1][:1].isalpha():
             kind, possessive = _POSSESSIVES[low], True
         else:
@@ -1293,6 +1314,8 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         if referent is None:
             return None
         words = referent.split()
+        if len(words) > 1 and words[0].lower() in _FOCUS_ADVERBS:  # "Even the researchers say ..., so they ...": the
+            words = words[1:]  # researchers
         if start == 0:
             words[0] = words[0][:1].upper() + words[0][1:]
         elif words[0].lower() in DETERMINERS or (referent in own and len(words) == 1 and text.startswith(referent)
@@ -1692,6 +1715,32 @@ def _capitalised(token: str) -> bool:
     return token[:1].isupper() or re.fullmatch(r"[a-z]{1,2}[A-Z][a-z]{2,}[A-Za-z]*", token) is not None
 
 
+#: words that follow "Is this ...?" as what is said of "this", not as its noun: "Is this worth it?", "Is this free?"
+_PREDICATE_WORDS = frozenset("worth free open safe true ok okay right wrong possible allowed enough normal good bad fine "
+                             "correct new real ready due part one same different vegan halal kosher gluten".split())
+#: endings of adjectives and participles: "Is this available in blue?", "Is that covered?"
+_ADJECTIVE_END = re.compile(r"(?:able|ible|ed|en|ing|ful|ous|ive|ic|al|ent|ant|ary|ly|less|ish)$")
+
+
+def _demonstrative_determiner(tokens: list[str], aux_kind: str) -> bool:
+    """The question's "this"/"that"/"these"/"those" is its subject's determiner ("Does this plan include SSO?", "Is
+    this curry vegan?"), not the subject itself ("Does this include VAT?", "Is this available in blue?", "Is this
+    worth it?"): a lower-case word follows that is no verb, adjective or small word, and something is said after
+    it (a verb, or for "be" anything but a preposition)."""
+    if tokens[0].lower() not in ("this", "that", "these", "those") or len(tokens) < 3:
+        return False
+    noun, after = tokens[1], tokens[2].lower()
+    if not re.fullmatch(r"[a-z][a-z-]*", noun) or noun in AUX or noun in PREPOSITIONS or \
+            noun in DETERMINERS or noun in BOUNDARY_WORDS or noun in _PREDICATE_WORDS or noun in PRONOUNS:
+        return False
+    if noun in VERBS:  # "Does this plan include SSO?": a verb right after it makes the first its noun
+        return aux_kind != "be" and after in VERBS and after not in AUX
+    if aux_kind == "be":
+        return not _ADJECTIVE_END.search(noun) and after not in PREPOSITIONS and after not in ("to", "it", "them") \
+            and re.fullmatch(r"[a-z][a-z-]*", after) is not None
+    return after in VERBS or after in _NOT_BASE_VERBS
+
+
 def _subject_end(tokens: list[str], aux_kind: str) -> int:
     """Index of the first token after the subject in the tokens that follow the question's auxiliary."""
     n = len(tokens)
@@ -1700,7 +1749,8 @@ def _subject_end(tokens: list[str], aux_kind: str) -> int:
     first = tokens[0].lower()
     possessive = first in _POSSESSIVE_DETERMINERS and n > 1 and tokens[1] not in AUX and tokens[1] not in NEG_AUX \
         and re.fullmatch(r"[a-z0-9][a-z0-9-]*", tokens[1]) is not None
-    if (first in PRONOUNS or first in PERSON) and not possessive and not (len(tokens[0]) > 1 and tokens[0].isupper()):
+    if (first in PRONOUNS or first in PERSON) and not possessive and not (len(tokens[0]) > 1 and tokens[0].isupper()) \
+            and not _demonstrative_determiner(tokens, aux_kind):
         return 1  # ("US roaming", "IT support": a name written in capitals is no pronoun)
     i = 0
     if first in DETERMINERS or possessive:  # "my flood claim", "our pets": a possessive is the noun's determiner

@@ -21,7 +21,14 @@ import numpy as np
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
 from guardrail.checks.claims import claim_names, claim_object, claim_subject, without_frame
 from guardrail.checks.lexicon import looks_verb
-from guardrail.checks.grounding import KnownNumbers, Quantity, conversion_of, coverage, quantities, unsupported_terms
+from guardrail.checks.grounding import (
+    KnownNumbers,
+    Quantity,
+    conversion_of,
+    coverage,
+    quantities,
+    unsupported_terms,
+)
 from guardrail.checks.pairing import (
     NEGATIONS,
     DeniedList,
@@ -384,12 +391,25 @@ class EvidenceBasis:
         """As :attr:`sentence_quantities`, with a sentence whose clauses each state a quantity read per clause: "The
         Enterprise plan guarantees 99.95% monthly uptime; the Standard plan guarantees 99.9%." is two rows, each with
         its own subject (a clause that names none has the sentence's)."""
+        return [(ws, sw, qs) for ws, sw, qs, _ in self.titled_clause_quantities]
+
+    @functools.cached_property
+    def _headings(self) -> dict[int, frozenset[str]]:
+        """Per context sentence (by identity): the words of its chunk's first sentence, which names what the chunk is
+        about ("Barista Solo 100 - Descaling.", "Slow-cooker chickpea curry.")."""
+        return {id(r): wss[0] if wss else frozenset()
+                for row, wss in zip(self.sentences_read, self.index.sentence_words) for r in row}
+
+    @functools.cached_property
+    def titled_clause_quantities(self) -> list[tuple[frozenset[str], frozenset[str], list[Quantity], frozenset[str]]]:
+        """:attr:`clause_quantities` with the words of each row's chunk heading (:attr:`_headings`)."""
         out = []
         for r, ws, qs in self.read_quantities:
+            heading = self._headings.get(id(r), frozenset())
             parts = [(c, quantities(c, ones=True)) for c in _CLAUSES.split(r.text) if c] \
                 if _CLAUSES.search(r.text) else []
             if sum(1 for _, cq in parts if cq) < 2:
-                out.append((ws, r.subject, qs))
+                out.append((ws, r.subject, qs, heading))
                 continue
             last = r.subject  # the subject a clause without one says more of: the last one named before it
             for c, cq in parts:
@@ -401,7 +421,7 @@ class EvidenceBasis:
                 own = frozenset(content_stems(named)) if named else frozenset()
                 last = own or last
                 if cq:
-                    out.append((frozenset(content_stems(c)) | last, last, cq))
+                    out.append((frozenset(content_stems(c)) | last, last, cq, heading))
         return out
 
     @functools.cached_property
@@ -446,12 +466,16 @@ def other_values(text: str, about: frozenset[str], basis: EvidenceBasis, named: 
     # days." says nothing of items in general)
     named = claim_subject(text) if named is None else named
     subject = frozenset(_as_named(named or "", basis.index.vocabulary))  # not its other names ("RAM")
-    own = [qs for ws, sw, qs in basis.sentence_quantities if sw == about or subject and sw == subject]
+    rows = [(ws, qs) for ws, sw, qs in basis.sentence_quantities if sw == about or subject and sw == subject]
+    own = [qs for _, qs in rows]
     if not own:
         return ()
     out: list[str] = []
     first = _CLAUSE_BREAK.split(text, maxsplit=1)[0]
-    for q in quantities(text, compound_words_only=True):
+    said = quantities(text, compound_words_only=True)
+    asked = quantities(basis.question, ones=True) if basis.question and _HAS_NUMBER.search(basis.question) else []
+    clauses = [c for c in _CLAUSES.split(text) if c]
+    for q in said:
         def same(k: Quantity) -> bool:
             # amounts of money: of the same unit word ("$25" and "$999", "$25 per" and "$10 per"; not "45 cents"
             # beside "$4.2 billion") and within a thousand times of each other
@@ -474,8 +498,39 @@ def other_values(text: str, about: frozenset[str], basis: EvidenceBasis, named: 
             # overall baggage limit of £1,500")
             continue
         if any(same(k) and k.value != q.value and not q.hedged for qs in own for k in qs):
+            if any(q.stands_for(k) for k in asked) and any(
+                    o is not q and same(k) and o.stands_for(k) for o in said for qs in own for k in qs):
+                continue  # the asker's own figure beside the subject's: "sale items have 14 days, so at 20 days ..."
+            if _retold_elsewhere(q, next((c for c in clauses if q.written in c), text), text, about, subject, rows,
+                                 basis):
+                continue
             out.append(q.phrase or q.written)
     return tuple(out)
+
+
+def _retold_elsewhere(q: Quantity, clause: str, sentence: str, about: frozenset[str], subject: frozenset[str],
+                      own: list[tuple[frozenset[str], list[Quantity]]], basis: EvidenceBasis) -> bool:
+    """A context sentence that holds ``q`` is the one the claim retells, not a sentence of the claim's subject: the
+    clause that states q names that sentence's subject and shares :data:`RETOLD_WORDS` of its words ("Lake Orvena is
+    the deepest, but Lake Selm is bigger by surface area, 112 square kilometres": Selm's sentence), or the whole
+    claim shares :data:`RETOLD_MARGIN` more ("Inspectors ... noted reading results climbing from 54% to 79%", where a
+    sentence about other inspectors states 89%); either way :data:`RETOLD_MARGIN` more than any sentence of the
+    subject's. A value moved to another predicate shares less ("You can cash out up to 5 days of unused PTO" beside
+    "Employees may carry over up to 5 days of unused PTO"), a copy with the subject swapped only the predicate
+    ("Carry-on bags must not exceed 23 kg.")."""
+    says, whole = _said(clause) - about, _said(sentence) - about
+    named_here = frozenset(content_stems(clause))
+    holders = [(r, ws) for r, ws, ks in basis.quantities_of(q.value) if any(q.stands_for(k) for k in ks)]
+    for words, enough in ((says, RETOLD_WORDS), (whole, RETOLD_WORDS + RETOLD_MARGIN)):
+        mine = max((len(words & ws) for ws, _ in own), default=0)
+        for r, ws in holders:
+            held = len(words & ws)
+            if held < RETOLD_MARGIN + mine:
+                continue
+            other = r.subject - subject
+            if held >= enough and (words is whole or other and other <= named_here):
+                return True
+    return False
 
 
 #: the clauses of a sentence that each may state their own quantity: "Online check-in opens 24 hours before departure
@@ -714,33 +769,55 @@ def answered_elsewhere(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
     out: list[str] = []
     for q in quantities(text, compound_words_only=True):
         unit = "$" if q.currency else q.unit
-        if q.hedged or not unit:  # a bare number ("23:15", "9.3 and 18 kg") is held by every bare number around
+        if not unit:  # a bare number ("23:15", "9.3 and 18 kg") is held by every bare number around
             continue
         if q.value not in basis.numbers.values:  # worked out ("£22.40 altogether" for two fares): the number rule's
             continue
-        held = [(ws, sw, qs) for ws, sw, qs in basis.clause_quantities
-                if any(("$" if k.currency else k.unit) == unit for k in qs)]
-        # a question word in many of their subjects tells them apart less ("care" of "Primary care visit" and "Urgent
-        # care" for "an urgent care visit"): a subject word counts twice, shared by n subjects 2/n
-        spread = collections.Counter(w for _, sw, _ in held for w in key & sw)
-        rows = [(2 * sum(1 / spread[w] for w in key & sw) + len(key & ws), qs, bool(key & sw)) for ws, sw, qs in held]
-        best = max((o for o, _, _ in rows), default=0)
-        if best < 2:
-            continue
-        # the clauses that hold the answer's own value must be clearly less about the question when the best ones
-        # name none of its words in their subject: "6pm." to "What time does the Central Library close on Fridays?"
-        # is held by the "Friday: 8:30am to 6pm" clause, scored one below the library's holiday sentence, which
-        # names the library in passing (r44: faithful spans blocked on a margin of one word)
-        own = max((o for o, qs, _ in rows if any(q.stands_for(k) and ("$" if k.currency else k.unit) == unit
-                                                  for k in qs)), default=0.0)
-        if not any(named for o, _, named in rows if o == best) and best - own < ELSEWHERE_MARGIN:
-            continue
-        top = [k for o, qs, _ in rows if o == best for k in qs]
-        if any(q.stands_for(k) and ("$" if k.currency else k.unit) == unit for k in top):
-            continue  # ("16 GB" is not held by "16-inch" nor by the "16" of "AeroBook 16")
-        if any(("$" if k.currency else k.unit) == unit and k.value != q.value for k in top):
+
+        def kin(k: Quantity) -> bool:  # of the answer's unit
+            return ("$" if k.currency else k.unit) == unit
+
+        def says(k: Quantity) -> bool:  # as said, converted ("2 hours" for "120 minutes") or about it ("about 15")
+            return kin(k) and (q.stands_for(k) or q.hedged and abs(q.value - k.value) <= 0.1 * abs(k.value)) or \
+                conversion_of(q, [k]) is not None
+
+        # a clause is about what its words name; where that leaves the clause that holds the answer's value level with
+        # the best, its chunk's heading tells them apart: "The cycle takes about 15 minutes." under "Barista Solo 100
+        # - Descaling." is the Solo's (r58: neighbouring products' values as short answers passed)
+        plain = [(ws, sw, qs) for ws, sw, qs, _ in basis.titled_clause_quantities if any(kin(k) for k in qs)]
+        verdict = _held_elsewhere(key, plain, says, kin)
+        if verdict is None:
+            titled = [(ws | heading, sw, qs) for ws, sw, qs, heading in basis.titled_clause_quantities
+                      if any(kin(k) for k in qs)]
+            verdict = _held_elsewhere(key, titled, says, kin)
+        if verdict:
             out.append(q.phrase or q.written)
     return tuple(out)
+
+
+def _held_elsewhere(key: frozenset[str], held: list[tuple[frozenset[str], frozenset[str], list[Quantity]]],
+                    says: Callable[[Quantity], bool], kin: Callable[[Quantity], bool]) -> bool | None:
+    """For :func:`answered_elsewhere`: whether the clauses most about the question (``key``) state another value of
+    the answer's unit (``kin``) and none states the answer's (``says``); None when the clauses that hold the answer's
+    value are as much about it as the best (another reading may tell them apart)."""
+    # a question word in many of their subjects tells them apart less ("care" of "Primary care visit" and "Urgent
+    # care" for "an urgent care visit"): a subject word counts twice, shared by n subjects 2/n
+    spread = collections.Counter(w for _, sw, _ in held for w in key & sw)
+    rows = [(2 * sum(1 / spread[w] for w in key & sw) + len(key & ws), qs, bool(key & sw)) for ws, sw, qs in held]
+    best = max((o for o, _, _ in rows), default=0)
+    if best < 2:
+        return False
+    # the clauses that hold the answer's own value must be clearly less about the question when the best ones
+    # name none of its words in their subject: "6pm." to "What time does the Central Library close on Fridays?"
+    # is held by the "Friday: 8:30am to 6pm" clause, scored one below the library's holiday sentence, which
+    # names the library in passing (r44: faithful spans blocked on a margin of one word)
+    own = max((o for o, qs, _ in rows if any(says(k) for k in qs)), default=0.0)
+    if own >= best:
+        return None
+    if not any(named for o, _, named in rows if o == best) and best - own < ELSEWHERE_MARGIN:
+        return False
+    top = [k for o, qs, _ in rows if o == best for k in qs]
+    return any(kin(k) and not says(k) for k in top)
 
 
 #: a question that asks for a person ("Who chaired the committee?", "Whose design was chosen?")

@@ -853,7 +853,8 @@ class FaithfulnessCheck:
                     made = None
                 # "1.2 kg." to "How much does the AeroBook 16 weigh?" (whether or not its statement can be built)
                 span_reply = made is None and short and not preceding.strip() and polarity(text)[0] is None and \
-                    not any(looks_verb(t) for t in tokenize(text)) and \
+                    not any(looks_verb(t) and not (k and _COUNT.fullmatch(ts[k - 1]))  # "15 minutes" is no verb
+                            for ts in (tokenize(text),) for k, t in enumerate(ts)) and \
                     bool(tokenize(q)) and tokenize(q)[0].lower() in WH
                 reason = reason_reply(text) if made is None else None
                 statement = yes_no_statement(q, bool(polarity(text)[0])) if reason else None
@@ -1172,6 +1173,11 @@ def _validate(question: str, contexts: Sequence[str], response: str, cfg: Faithf
 def _lends_polarity(index: ContextIndex, hypothesis: str, subject: frozenset[str], premise: Premise) -> bool:
     """The premise only lends the claim its polarity (:func:`~guardrail.checks.pairing.borrowed_polarity`)."""
     return bool(borrowed_polarity(premise, index, hypothesis, subject))
+
+
+#: a number a unit may follow: "15", "1,200", "2.5", "ten"
+_COUNT = re.compile(r"(?i)\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
+                    r"fifty|sixty|hundred|thousand|million|billion")
 
 
 #: a threshold to stop reading at (FaithfulnessCheck.run): a number, or "auto" for the model's own

@@ -45,6 +45,8 @@ def salient_terms(sentence: str, *, skip_first_word: bool = True) -> list[str]:
         if skip_first_word and m.start() < first_end and len(words) == 1:
             continue  # a capitalised first word is usually just the sentence start
         for w in words:
+            if "-" in w:  # "Minneapolis-based" names Minneapolis ("based" is the sentence's word, not a name)
+                w = "-".join(p for p in w.split("-") if p[:1].isupper() or p[:1].isdigit()) or w
             low = _POSSESSIVE_END.sub("", w.lower()).strip("'’")  # "Marsh's goal" names Marsh
             if low in STOPWORDS or len(low) < 2:
                 continue
@@ -56,20 +58,81 @@ def salient_terms(sentence: str, *, skip_first_word: bool = True) -> list[str]:
     return [t for t in terms if not (t in seen or seen.add(t))]  # type: ignore[func-returns-value]
 
 
+#: an elided article or preposition before a name: "l'Aube", "d'Ivoire", "dell'Orso"
+_ELIDED = re.compile(r"^(?:l|d|dell|dall|nell|all|sull|qu)['’](?=\w)")
+
+
 def context_terms(contexts: Iterable[str]) -> frozenset[str]:
     """Every lower-cased word and normalised number of the contexts."""
     vocab: set[str] = set()
     for text in contexts:
-        vocab.update(_POSSESSIVE_END.sub("", w.lower()).strip("'’") for w in re.findall(r"[\w'’-]+", text))
+        for w in re.findall(r"[\w'’-]+", text):
+            w = _POSSESSIVE_END.sub("", w.lower()).strip("'’")
+            vocab.add(w)
+            if "-" in w:  # "a Dutch-born oceanographer" names the Dutch
+                vocab.update(p for p in w.split("-") if p)
+            if _ELIDED.match(w):  # "Tour de l'Aube" names Aube
+                vocab.add(_ELIDED.sub("", w))
         vocab.update(_norm_number(m.group()) for m in _NUMBER.finditer(text))
     return frozenset(vocab)
 
 
+#: endings of a place's name and of the word for its people or things, after a shared stem of at least
+#: :data:`_STEM` letters: "Belgium"/"Belgian", "Florence"/"Florentine", "Sweden"/"Swedish", "Japan"/"Japanese"
+_PLACE_ENDINGS = frozenset("a ia y e ey um ium o ce en an ian ean ese ish ic i ine tine ite er ers n".split()) | {""}
+_STEM = 4
+#: names and their people's words that share no stem (the two-way pairs of a small closed class)
+_IRREGULAR_NAMES = {a: b for x, y in (pair.split("/") for pair in (
+    "france/french netherlands/dutch holland/dutch wales/welsh spain/spanish denmark/danish flanders/flemish "
+    "poland/polish finland/finnish norway/norwegian switzerland/swiss britain/british england/english "
+    "scotland/scottish scotland/scots ireland/irish greece/greek portugal/portuguese peru/peruvian "
+    "philippines/filipino thailand/thai iceland/icelandic rome/roman venice/venetian naples/neapolitan "
+    "moscow/muscovite glasgow/glaswegian manchester/mancunian liverpool/liverpudlian madrid/madrilenian "
+    "cyprus/cypriot monaco/monegasque uk/british us/american usa/american").split())
+    for a, b in ((x, y), (y, x))}
+#: a unit's abbreviation, written as a name ("a 50 MP camera"), and the words the contexts may spell it with
+_UNIT_NAMES = {"mp": "megapixel", "gb": "gigabyte", "tb": "terabyte", "mb": "megabyte", "kb": "kilobyte",
+               "km": "kilometre kilometer", "kg": "kilogram kilo", "hz": "hertz", "ghz": "gigahertz", "mhz": "megahertz",
+               "kw": "kilowatt", "kwh": "kilowatt-hour", "mah": "milliamp", "mph": "mile", "cm": "centimetre centimeter",
+               "mm": "millimetre millimeter", "ml": "millilitre milliliter", "tv": "television"}
+#: a decade or a century written as a figure: "the 1990s", "the early 1200s"
+_DECADE = re.compile(r"(?<![\w.])(\d{2,3}0)['’]?s\b")
+
+
+def _named_otherwise(term: str, vocabulary: frozenset[str]) -> bool:
+    """``term`` (lower case) is a form of a word of ``vocabulary``: a plural ("A321neos" for "A321neo"), a place's
+    people or things ("Belgian" for "Belgium", "Flemish" for "Flanders"), a unit's abbreviation ("MP" for
+    "50-megapixel")."""
+    if term.endswith("s") and term[:-1] in vocabulary:
+        return True
+    other = _IRREGULAR_NAMES.get(term)
+    if other is not None and other in vocabulary:
+        return True
+    for n in range(len(term), _STEM - 1, -1):
+        ending = term[n:]
+        if ending in _PLACE_ENDINGS and any(term[:n] + e in vocabulary for e in _PLACE_ENDINGS if e != ending):
+            return True
+    spelled = _UNIT_NAMES.get(term)
+    return spelled is not None and any(
+        w == f or w == f + "s" or w.endswith(("-" + f, "-" + f + "s")) for f in spelled.split() for w in vocabulary)
+
+
+def _decade_held(figure: str, vocabulary: frozenset[str]) -> bool:
+    """A year of the decade ("1990s") or, for a figure ending in "00", the century ("the early 1200s") is in
+    ``vocabulary``."""
+    start = int(figure)
+    span = 100 if start % 100 == 0 else 10
+    return any(w.isdigit() and start <= int(w) < start + span for w in vocabulary if len(w) == len(figure))
+
+
 def unsupported_terms(sentence: str, vocabulary: frozenset[str]) -> tuple[str, ...]:
     out = []
+    decades = frozenset(_DECADE.findall(sentence))
     for term in salient_terms(sentence):
         parts = term.split("-") if "-" in term and term not in vocabulary else [term]
-        if any(p and p not in vocabulary for p in parts):
+        if any(p and p not in vocabulary and not _named_otherwise(p, vocabulary) for p in parts):
+            if term in decades and _decade_held(term, vocabulary):
+                continue
             out.append(term)
     return tuple(out)
 
@@ -565,6 +628,17 @@ _DIGIT = re.compile(r"\d")
 _NEARBY = 3
 
 
+#: words after a number that are no thing it counts: "no more than two per household" counts permits, as "a maximum of
+#: three per household" does
+_NOT_COUNTED = frozenset({"per", "each", "every", "a", "an", "more", "other", "extra"})
+
+
+#: words that say a sentence works a figure out of others: "£38 plus £8 each", "that works out at £42.50", "£550 in total"
+_WORKS_OUT = re.compile(r"(?i)\b(?:plus|minus|less|times|total|totals|totalling|totaling|altogether|combined|in\s+all|"
+                        r"adds?\s+up|add(?:ed|ing)?|sum|works?\s+out|comes?\s+(?:out\s+)?to|makes?|instead\s+of|"
+                        r"off|discount(?:ed)?|half|double|twice)\b|[=+×]")
+
+
 class KnownNumbers:
     """The numbers the contexts and the question hold (figures and number words), as values, with their units."""
 
@@ -646,8 +720,10 @@ class KnownNumbers:
         # what only the answer's other sentences make: no term the contexts lack (a figure worked out within the
         # sentence stays one: "2 puffs about 30 minutes before" is 2 x 15 by chance as often as by design)
         alone = worked_from(own) if elsewhere or self._asked else worked
+        # (one the sentence says it works out is, too: "€25,000 - the €20,000 prize plus the €5,000 bonus")
+        shown = bool(_WORKS_OUT.search(sentence))
         self._worked[sentence] = frozenset(q.written.replace(",", "").lstrip("$€£").rstrip("%")
-                                           for q in worked if q not in alone)
+                                           for q in worked if shown or q not in alone)
         for q in said:
             if q in worked:
                 continue  # "6 tablets, which is 1,200 mg" (6 x 200), "1.5% per month, or 18% per year"
@@ -678,7 +754,8 @@ class KnownNumbers:
         list by name)."""
         out = []
         for q in quantities(sentence):
-            if not q.unit or any(o.value == q.value and o.unit == q.unit for o in said) or re.search(r"\d", q.written):
+            if not q.unit or q.unit in _NOT_COUNTED or any(o.value == q.value and o.unit == q.unit for o in said) or \
+                    re.search(r"\d", q.written):
                 continue
             counted = [k for k in self.quantities if k.unit == q.unit]
             if counted and not any(k.value == q.value for k in counted) and not _converted(q, self.quantities):

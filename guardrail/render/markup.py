@@ -651,9 +651,9 @@ def struck_regions(text: str) -> list[tuple[int, int | None]]:
 _TICKS = re.compile(r"`+")
 _CONSTRUCT = re.compile(
     r"(?P<esc>\\[!-/:-@\[-`{-~])"
-    r"|(?P<image>!\[(?P<alt>[^\[\]\n]*)\]\((?P<imgurl>[^()\s]*)(?:\s+(?P<imgtitle>\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'))?\s*\))"
+    r"|(?P<image>!\[(?P<alt>[^\[\]\n]*)\]\((?P<imgurl>[^()\s]*)(?:\s+(?P<imgtitle>\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'|\([^()\n]{0,300}\)))?\s*\))"
     r"|(?P<link>\[(?P<ltext>[^\[\]\n]*)\]\((?P<url>[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)"
-    r"(?:\s+(?P<ltitle>\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'))?\s*\))"
+    r"(?:\s+(?P<ltitle>\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'|\([^()\n]{0,300}\)))?\s*\))"
     r"|(?P<ref>\[(?P<rtext>[^\[\]\n]+)\]\[[^\[\]\n]*\])"
     r"|(?P<auto><(?P<autourl>[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>)"
     r"|(?P<comment><!--|-->)"
@@ -668,7 +668,8 @@ _ATTR = re.compile(r"([A-Za-z_:][A-Za-z0-9_.:-]*)(?:[ \t\n\r\f\v]*=[ \t\n\r\f\v]
 _FILTERED_TAGS = frozenset({"title", "textarea", "style", "xmp", "iframe", "noembed", "noframes", "script",
                             "plaintext"})
 #: attributes whose value a browser shows (tooltip, alt text, labels, field values)
-_SHOWN_ATTRS = frozenset({"title", "alt", "aria-label", "label", "placeholder", "value", "summary", "content"})
+_SHOWN_ATTRS = frozenset({"title", "alt", "aria-label", "label", "placeholder", "value", "summary", "content",
+                          "start"})  # (an ordered list's first number: ``<ol start="90"><li>days``, "90. days")
 #: attributes whose value is code, a reference or layout, never shown (any other value that is prose is read: a
 #: plain-text client shows the whole tag)
 _CODE_ATTRS = frozenset({"style", "class", "id", "href", "src", "srcset", "rel", "target", "type", "name", "lang",
@@ -949,7 +950,7 @@ _PROVENANCE = re.compile(r"<!--[ \t]*(?:source|sources|src|ref|refs|reference|re
                          r"from|url|link|file|page|section)[ \t]*[:=#][ \t]*[^\s<>]+(?:[ \t]+[^\s<>]+){0,3}[ \t]*-->",
                          re.I)
 #: a markdown image: inline (``![alt](url "title")``) or by reference (``![alt][ref]``, ``![alt][]``)
-_MD_IMAGE = re.compile(r"!\[[^\[\]\n]*\](?:\([^()\s]*(?:\s+(?:\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'))?\s*\)"
+_MD_IMAGE = re.compile(r"!\[[^\[\]\n]*\](?:\([^()\s]*(?:\s+(?:\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'|\([^()\n]{0,300}\)))?\s*\)"
                        r"|\[[^\[\]\n]*\])")
 _TAG_SPACE = " \t\n\r\f"
 _SUMMARY = re.compile(r"<summary(?=[\s/>])", re.I)
@@ -1157,15 +1158,53 @@ def _hidden_in(text: str, a: int, b: int, *, provenance_only: bool) -> list[tupl
         if end < 0:
             break
         pos = end
-    if not provenance_only and ("](" in text[a:b] or "phantom" in text[a:b] or "~" in text[a:b]):
+    if not provenance_only and ("](" in text[a:b] or "\\" in text[a:b] or "~" in text[a:b] or "[" in text[a:b]):
         out += _flow_hidden(text, a, b, ticks)
     return out
 
 
 #: a markdown link's title (``[can](https://a.com "not")``): a tooltip, not shown in the flow
-_MD_LINK_TITLE = re.compile(r"\]\([^()\s]*\s+(\"[^\"\n]{0,300}\"|'[^'\n]{0,300}')\s*\)")
-#: LaTeX space the size of its content, which it does not show (KaTeX, MathJax): ``\phantom{not}``
-_PHANTOM = re.compile(r"\$[ \t]*\\[hv]?phantom\{[^{}\n]{0,300}\}[ \t]*\$|\\[hv]?phantom\{[^{}\n]{0,300}\}")
+_MD_LINK_TITLE = re.compile(r"\]\([^()\s]*\s+(\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'|\([^()\n]{0,300}\))\s*\)")
+#: LaTeX commands whose argument a math renderer (KaTeX, MathJax) does not show as text: space the size of it
+#: (``\phantom{\text{not}}``), a colour the guard cannot know the effect of (``\color{transparent}{not}``, as it
+#: treats ``style``), or struck (``\sout{not}``, ``\cancel{not}``); the argument runs to its matching brace
+_MATH_HIDER = re.compile(r"\\(?:[hv]?phantom|sout|cancel|bcancel|xcancel|(?:text)?color\{[^{}\n]{0,50}\}|"
+                         r"colorbox\{[^{}\n]{0,50}\}|fcolorbox\{[^{}\n]{0,50}\}\{[^{}\n]{0,50}\})[ \t]*(?=[{$]|\S)")
+#: how far a hidden argument may run (linear: one scan per command, bounded)
+_MATH_ARGUMENT = 2000
+#: a footnote reference (``can[^not]``, GFM; ``can^[not]``, an inline note, Pandoc and markdown-it): a renderer shows
+#: a number in its place (and the note at the page's end), not the label
+_FOOTNOTE_REF = re.compile(r"\[\^[^\[\]\s]{1,100}\](?!:)|\^\[[^\[\]\n]{0,300}\]")
+
+
+def _math_hidden(text: str, a: int, b: int) -> list[tuple[int, int | None]]:
+    """What :data:`_MATH_HIDER` commands in ``text[a:b]`` keep from the reader: the command and its braced argument
+    (to the matching brace); a colour with no braced argument colours the rest of its group (to the closing brace or
+    ``$`` of the math)."""
+    out: list[tuple[int, int | None]] = []
+    pos = a
+    for m in _MATH_HIDER.finditer(text, a, b):
+        if m.start() < pos:
+            continue
+        k, depth, limit = m.end(), 0, min(b, m.end() + _MATH_ARGUMENT)
+        braced = k < limit and text[k] == "{"
+        while k < limit:
+            ch = text[k]
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                if depth == 0 and not braced:
+                    break  # the end of the group a bare colour applies to
+                depth -= 1
+                if depth == 0 and braced:
+                    k += 1
+                    break
+            elif ch == "$" and depth == 0 and not braced:
+                break
+            k += 1
+        out.append((m.start(), k))
+        pos = k
+    return out
 
 
 def _attribute_text(text: str, s: int, end: int) -> list[tuple[int, int | None]]:
@@ -1180,7 +1219,7 @@ def _attribute_text(text: str, s: int, end: int) -> list[tuple[int, int | None]]
         group = next((g for g in (2, 3, 4) if am.group(g) is not None), None)
         if group is None:
             continue
-        if _read_attribute(attr, am.group(group)):
+        if _read_attribute(attr, am.group(group)) and attr != "start":  # (the list's number is shown)
             out.append((am.start(group), am.end(group)))
     return out
 
@@ -1195,11 +1234,14 @@ def _flow_hidden(text: str, a: int, b: int, ticks: list[tuple[int, int]]) -> lis
     """Markdown link titles, LaTeX phantoms and the strikes only GFM renderers make (:data:`_GFM_STRIKE`: the plain
     reading keeps them, read both ways) in ``text[a:b]`` outside code spans and escapes."""
     out: list[tuple[int, int | None]] = []
-    for pattern, group in ((_MD_LINK_TITLE, 1), (_PHANTOM, 0), (_GFM_STRIKE, 0)):
+    for pattern, group in ((_MD_LINK_TITLE, 1), (_FOOTNOTE_REF, 0), (_GFM_STRIKE, 0)):
         for m in pattern.finditer(text, a, b):
             if _escaped(text, m.start(), a) or (ticks and _inside(ticks, m.start(), m.start() + 1)):
                 continue
             out.append((m.start(group) + 1, m.end(group) - 1) if group else (m.start(), m.end()))
+    if "\\" in text[a:b]:
+        out += [(s, e) for s, e in _math_hidden(text, a, b)
+                if not (_escaped(text, s, a) or (ticks and _inside(ticks, s, s + 1)))]
     return out
 
 
@@ -1228,7 +1270,8 @@ def hidden_regions(text: str, *, provenance_only: bool = False) -> list[tuple[in
     End None: opened and not closed at the end of ``text`` (hidden to the end; a stream waits for its end).
     ``provenance_only``: only comments that name a source (``<!-- source: policy -->``), which no reader takes for a
     claim."""
-    if "<" not in text and "![" not in text and "](" not in text and "phantom" not in text and "~" not in text:
+    if "<" not in text and "![" not in text and "](" not in text and "\\" not in text and "~" not in text and \
+            "[" not in text:
         return []
     out: list[tuple[int, int | None]] = []
     pos = 0
