@@ -483,7 +483,8 @@ _READER_CLAIMS = re.compile(
 _INTERJECTION = (r"(?:oh|ooh|ah|aw+|wow|whoa|yay|ugh|hmm+|ha(?:ha)*|lol|nice|cool|great|awesome|lovely|brilliant|"
                  r"fantastic|amazing|same|me\s+too|ouch|yikes|oops|bummer|gosh|oh\s+no|oh\s+dear|ah\s+well|fair\s+enough|"
                  r"love\s+(?:it|that)|good\s+(?:one|call|choice|idea)|great\s+(?:choice|idea|call)|sounds\s+good)")
-_EVALUATION = (r"(?:nice|fun|great|lovely|cool|amazing|awesome|exciting|interesting|wild|impressive|fascinating|"
+_EVALUATION = (r"(?:nice|fun|great|lovely|cool|amazing|awesome|exciting|interesting|wild|impressive|fascinating|tight|"
+               r"smart|excellent|solid|good|"
                r"brilliant|fantastic|wonderful|neat|sad|tough|annoying|frustrating|unlucky|rough|scary|cute|beautiful|"
                r"perfect|(?:a\s+)?(?:shame|pity)|(?:bad|good|hard|tough)\s+luck|(?:a\s+)?(?:lot\s+of\s+)?fun)")
 #: advice that names nothing it is about ("I'd steer clear of that one.", "I'd think twice!", "Worth a try, I think."):
@@ -497,7 +498,10 @@ _REACTION = re.compile(
     r"(?:(?:(?:that|it|this)(?:'s|\u2019s|\s+is|\s+was|'d\s+be|\s+would\s+be|\s+sounds(?:\s+like)?)|what|how|sounds"
     r"(?:\s+like)?|looks(?:\s+like)?|such)\s+(?:(?:a|an|so|really|very|pretty|quite|such|super|truly|real)\s+)*"
     + _EVALUATION + r"(?:\s+(?:bit\s+of\s+history|idea|plan|trip|choice|spot|place|one|story|find|time|thing))?"
-    r"|congrats(?:\s+on\s+(?:the|your)\s+[^\W\d]+)?|" + _EVALUATION + r"|" + _ADVICE + r")?[\s!.…]*$")
+    r"|congrats(?:\s+on\s+(?:the|your)\s+[^\W\d]+)?|" + _EVALUATION +
+    # a verdict on the asker's plan, with no verb: "Exciting project!", "Great choice for a fit dog!", "Tight timing."
+    r"(?:\s+(?:project|choice|pick|plan|idea|move|question|timing|call|news|trip|find|combo|one)"
+    r"(?:\s+for\s+(?:a|an|the|your)(?:\s+[^\W\d]+){1,3})?)?|" + _ADVICE + r")?[\s!.…]*$")
 
 
 def remarks_to_reader(text: str) -> bool:
@@ -870,7 +874,10 @@ def _pointed_at(topic: str) -> list[str] | None:
     judged)."""
     # a link's title or an aside after the page's name says no more than the page does ("the return policy (Returns
     # and refunds)": a markdown link's title, read as the link's tooltip)
-    topic = re.sub(r"\s*\([^()]{0,80}\)\s*$", "", topic.strip()) or topic.strip()
+    aside = re.search(r"\s*\(([^()]{0,80})\)\s*$", topic.strip())
+    if aside is not None and len(words(aside.group(1))) <= LEAD_IN_MAX_WORDS and \
+            _title_words([w.lower() for w in words(aside.group(1))]):
+        topic = topic.strip()[:aside.start()] or topic  # a title names, it says nothing ("gift cards are refundable")
     url = _URL_TOPIC.fullmatch(topic)
     if url is not None:
         topic = re.sub(r"[-_/.+=?&#%]", " ", url.group("path") or "")

@@ -54,6 +54,8 @@ def _shown(text: str) -> str:
     r"$\sout{\text{Gift cards cannot be returned.}}$",
     r"$\cancel{\text{Gift cards cannot be returned.}}$",
     r"$\color{transparent} \text{Gift cards cannot be returned.}$",  # a colour for the rest of the group
+    r"$\htmlStyle{display:none}{\text{Gift cards cannot be returned.}}$",  # KaTeX with trust
+    r"$\style{visibility:hidden}{\text{Gift cards cannot be returned.}}$",  # MathJax
 ])
 def test_math_that_hides_or_strikes_its_text(gw: tuple[str, Telemetry], math: str) -> None:
     """A math renderer shows none of the argument (or strikes it): the reader sees "Gift cards can be returned."."""

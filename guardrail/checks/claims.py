@@ -1185,6 +1185,10 @@ def _expletive(toks: list[str], k: int) -> bool:
         return True
     if "worth" in nxt[:2] and (toks[k].lower().startswith("it'") or nxt[0] in BE):
         return True  # "It's worth confirming ...", "It is worth checking ..."
+    when = nxt[1:3] if nxt and nxt[0] in ("is", "was", "'s") else nxt[:2] if toks[k].lower().startswith("it'") else []
+    if when and (when[0] in _TIME_WORDS or when[0] in ("still", "already", "only", "nearly", "almost") and len(when) > 1
+                 and when[1] in _TIME_WORDS):
+        return True  # the time or the weather: "Because it's April, ...", "It's raining", "it's already 5pm"
     # "It is possible to ...", "It's not true that ...", "It would be best to ...": a copula, then a clause word
     # within a few words (an adjective or a noun between)
     contracted = toks[k].lower().startswith("it'")
@@ -1193,20 +1197,41 @@ def _expletive(toks: list[str], k: int) -> bool:
     return any(w in _CLAUSE_WORDS for w in (nxt[:4] if contracted else nxt[1:5]))
 
 
+#: words after "it's" that make it the time or the weather
+_TIME_WORDS = frozenset("""january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday weekend winter spring summer autumn fall morning afternoon
+    evening night midnight noon late early dark light raining snowing sunny windy cold hot freezing warm""".split())
 #: adverbs that may open a subject without being part of what it names ("Even the researchers say ...")
 _FOCUS_ADVERBS = frozenset("even also still just only both".split())
 #: a noun phrase a determiner opens: "the 1962 Elm Street library", "a new permit"
 _DETERMINED_PHRASE = re.compile(r"(?i)\b(?:the|a|an|this|that|these|those|his|her|their|its|your|our|my)\s+[\w-]")
+#: such a phrase up to its last word before a small word or a mark: its determiner and its head
+_PHRASE_HEAD = re.compile(r"(?i)(?P<det>\w+)(?:\s+(?!(?:instead|rather|and|or|but|to|of|in|on|at|for|with|within|"
+                          r"before|after|by|from|than|then|so|if|when|because|while)\b)[\w'-]+){0,5}?"
+                          r"\s+(?P<last>(?!(?:instead|rather|and|or|but|to|of|in|on|at|for|with|within|before|after|"
+                          r"by|from|than|then|so|if|when|because|while)\b)[\w'-]+)(?=\s*(?:[,.;:!?]|$|\s+(?:instead|"
+                          r"rather|and|or|but|to|of|in|on|at|for|with|within|before|after|by|from|than|then|so|if|"
+                          r"when|because|while)\b))")
 
 
-def _object_named_before(prefix: str) -> bool:
-    """The words before an object pronoun name a thing after the sentence's subject ("The council chose to renovate
-    the 1962 Elm Street library instead of replacing"): the pronoun most likely points at it, which the referents
-    cannot tell; the sentence is read as written."""
+def _object_named_before(prefix: str, kind: str) -> bool:
+    """The words before an object pronoun name a thing after the sentence's subject that agrees with it (``kind``:
+    "singular" or "plural"; "The council chose to renovate the 1962 Elm Street library instead of replacing"): the
+    pronoun most likely points at it, which the referents cannot tell; the sentence is read as written. One that does
+    not agree ("bring the receipt ... and return them") leaves the pronoun to the referents."""
     subject = claim_subject(prefix + " x.")
     at = prefix.find(subject) if subject else -1
     after = prefix[at + len(subject):] if subject and at >= 0 else prefix
-    return _DETERMINED_PHRASE.search(after) is not None
+    for m in _DETERMINED_PHRASE.finditer(after):
+        head = _PHRASE_HEAD.match(after, m.start())
+        if head is None:
+            continue
+        det, last = head.group("det").lower(), head.group("last").lower()
+        plural = det in ("these", "those") or (last.endswith("s") and not last.endswith("ss") and det not in
+                                                ("a", "an", "this", "that"))
+        if (kind == "plural") == plural:
+            return True
+    return False
 
 
 def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False) -> str | None:
@@ -1278,14 +1303,17 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
             if low == "it" and prev in PREPOSITIONS and k + 1 < len(toks) and toks[k + 1].lower() == "to":
                 continue  # "for it to be ..." is read with its verb: kept as written
             kind, as_object = _OBJECT_PRONOUNS[low], looks_verb(toks[k - 1]) and prev not in PREPOSITIONS
-            if (as_object or prev.endswith("ing") and prev not in PREPOSITIONS) and _object_named_before(text[:start]):
+            if (as_object or prev.endswith("ing") and prev not in PREPOSITIONS) and \
+                    _object_named_before(text[:start], _OBJECT_PRONOUNS[low]):
                 continue  # "... chose to renovate the library instead of replacing it": the library, read as written
         elif low in _POSSESSIVES and k + 1 < len(toks) and toks[k + 1][:1].isalpha():
             kind, possessive = _POSSESSIVES[low], True
         else:
             continue
-        # "Please tell me if I can return it": a word of greeting or politeness names nothing
-        own = [r for r in _named_in_prefix(text[:start]) if not {w.lower() for w in tokenize(r)} <= _NOT_REFERENTS]
+        # "Please tell me if I can return it": a word of greeting or politeness names nothing; nor does a pronoun's
+        # contraction ("She'll need two injections ..., and since she's nine weeks old": not "She'll")
+        own = [r for r in _named_in_prefix(text[:start]) if not {w.lower() for w in tokenize(r)} <= _NOT_REFERENTS
+               and re.split(r"['\u2019]", r.split()[0].lower())[0] not in PRONOUNS]
         # a reply ("Yes, refunds are issued once they are returned.") speaks of what was asked before what it names
         order = referents + own if loose else own + referents
         if as_object:  # the object of a verb is not its own clause's subject ("Team doesn't include it."), and
@@ -1715,6 +1743,8 @@ def _capitalised(token: str) -> bool:
     return token[:1].isupper() or re.fullmatch(r"[a-z]{1,2}[A-Z][a-z]{2,}[A-Za-z]*", token) is not None
 
 
+#: "this laptop", "that route": a thing the conversation named before
+_DEMONSTRATIVE_PHRASE = re.compile(r"(?i)\b(?:this|that|these|those)\s+[a-z][a-z-]*\s+\w")
 #: words that follow "Is this ...?" as what is said of "this", not as its noun: "Is this worth it?", "Is this free?"
 _PREDICATE_WORDS = frozenset("worth free open safe true ok okay right wrong possible allowed enough normal good bad fine "
                              "correct new real ready due part one same different vegan halal kosher gluten".split())
@@ -2162,11 +2192,15 @@ def yes_no_statement(question: str, yes: bool) -> str | None:
                                  _ASKS_NOTHING.fullmatch(said[-1].strip())):
             said.pop()
         questions = [k for k, t in enumerate(said) if t.rstrip().endswith("?")]
+        if any(_DEMONSTRATIVE_PHRASE.search(said[k]) for k in questions):
+            return None  # "I bought the AeroBook 16. Is this laptop waterproof?": which laptop, the words cannot say
         if len(questions) == 1 and questions[0] < len(said) - 1:
             # "Can I fly business class to Tokyo? The flight is 13 hours.": what follows the one question tells the
             # guard about the asker, and a yes or no answers the question
             return yes_no_statement(said[questions[0]], yes)
         last = said[-1]
+        if _DEMONSTRATIVE_PHRASE.search(last):
+            return None  # "I bought the AeroBook 16. Is this laptop waterproof?": which laptop, the words cannot say
         return yes_no_statement(last, yes) if last.rstrip().endswith("?") else None
     asked = _asked_statement(question, yes)
     if asked is not None or _ASKED_INDIRECTLY.match(question.strip()) or _TAGGED.match(question.strip()):
@@ -2174,7 +2208,7 @@ def yes_no_statement(question: str, yes: bool) -> str | None:
     # a negative question is answered by the polarity of the statement: "Isn't it free?" "Yes" = it is free
     clause = _clause(question, positive=yes, plain=True)
     if clause is None:
-        return None
+        return _after_lead(question, yes)
     subject, verb, rest = clause
     if not yes and [t.lower() for t in subject] == ["there"] and verb[-1:] == ["not"] and rest:
         # "Are there (any) monthly fees?" + no: "There are no monthly fees." (not "There are not monthly fees.");
@@ -2195,6 +2229,37 @@ def yes_no_statement(question: str, yes: bool) -> str | None:
         # "Can I return any item?" + yes is "You can return any item.")
         rest = [_ASSERTED.get(t.lower(), t) for t in rest]
     return as_sentence(subject + verb + rest)
+
+
+#: a chat question after a clause that sets it up: "I'm on council tax support, do I have to pay ...?", "Quick one,
+#: can I bring my dog?"
+_LEAD_THEN_QUESTION = re.compile(r"(?i)^\s*(?P<lead>[^?;:]{2,160}?),\s+(?P<question>(?:can|could|may|might|will|would|"
+                                 r"shall|should|must|do|does|did|is|are|was|were|am|have|has|had|can't|cannot|"
+                                 r"won't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|haven't|hasn't)\b[^?]*\?)\s*$")
+#: a lead that states something of the asker: a condition for the answer ("I'm on council tax support", "my dad
+#: lives up north", "we have two kids")
+_ASKERS_LEAD = re.compile(r"(?i)^(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b")
+
+
+_ASKERS_WORDS = {"i": "you", "i'm": "you're", "i've": "you've", "i'd": "you'd", "i'll": "you'll", "me": "you",
+                 "my": "your", "mine": "yours", "we": "you", "we're": "you're", "we've": "you've", "us": "you",
+                 "our": "your"}
+_ASKERS_WORD = re.compile(r"(?i)\b(?:i'm|i've|i'd|i'll|we're|we've|i|me|my|mine|we|us|our)\b(?!')")
+
+
+def _after_lead(question: str, yes: bool) -> str | None:
+    """The statement a yes or no to a question after a lead clause makes: the lead, when it tells something of the
+    asker, is its condition ("I'm on council tax support, do I have to pay full whack?" + no: "If you're on council
+    tax support, you do not have to pay full whack."); other leads ("Quick one,", "Thinking of going in winter,")
+    ask nothing of it."""
+    m = _LEAD_THEN_QUESTION.match(question.replace("\u2019", "'"))
+    if m is None or "," in m.group("question"):
+        return None
+    lead, asked = m.group("lead").strip(), m.group("question")
+    if _ASKERS_LEAD.match(lead) and not lead.lower().startswith(("if ", "when ")):
+        lead = _ASKERS_WORD.sub(lambda w: _ASKERS_WORDS[w.group().lower()], lead)
+        return yes_no_statement(f"If {lead[:1].lower() + lead[1:]}, {asked}", yes)
+    return yes_no_statement(asked, yes)
 
 
 #: what a yes asserts where the question asks with "any": the existential word

@@ -498,39 +498,40 @@ def other_values(text: str, about: frozenset[str], basis: EvidenceBasis, named: 
             # overall baggage limit of £1,500")
             continue
         if any(same(k) and k.value != q.value and not q.hedged for qs in own for k in qs):
-            if any(q.stands_for(k) for k in asked) and any(
+            if any(q.stands_for(k) for k in asked) and _ASKERS_FRAME.search(text[:text.find(q.written)]) and any(
                     o is not q and same(k) and o.stands_for(k) for o in said for qs in own for k in qs):
                 continue  # the asker's own figure beside the subject's: "sale items have 14 days, so at 20 days ..."
-            if _retold_elsewhere(q, next((c for c in clauses if q.written in c), text), text, about, subject, rows,
-                                 basis):
+            if _retold_elsewhere(q, next((c for c in clauses if q.written in c), text), about, subject, rows, basis):
                 continue
             out.append(q.phrase or q.written)
     return tuple(out)
 
 
-def _retold_elsewhere(q: Quantity, clause: str, sentence: str, about: frozenset[str], subject: frozenset[str],
+#: the words before a figure that make it the asker's case, not the subject's value: "so at 20 days you're past it",
+#: "if you're 70", "after 20 days"
+_ASKERS_FRAME = re.compile(r"(?i)\b(?:at|after|if|beyond|past|since|with|by|over)\s+(?:about\s+|around\s+|only\s+)?"
+                           r"[$€£]?$")
+
+
+def _retold_elsewhere(q: Quantity, clause: str, about: frozenset[str], subject: frozenset[str],
                       own: list[tuple[frozenset[str], list[Quantity]]], basis: EvidenceBasis) -> bool:
-    """A context sentence that holds ``q`` is the one the claim retells, not a sentence of the claim's subject: the
-    clause that states q names that sentence's subject and shares :data:`RETOLD_WORDS` of its words ("Lake Orvena is
-    the deepest, but Lake Selm is bigger by surface area, 112 square kilometres": Selm's sentence), or the whole
-    claim shares :data:`RETOLD_MARGIN` more ("Inspectors ... noted reading results climbing from 54% to 79%", where a
-    sentence about other inspectors states 89%); either way :data:`RETOLD_MARGIN` more than any sentence of the
-    subject's. A value moved to another predicate shares less ("You can cash out up to 5 days of unused PTO" beside
-    "Employees may carry over up to 5 days of unused PTO"), a copy with the subject swapped only the predicate
-    ("Carry-on bags must not exceed 23 kg.")."""
-    says, whole = _said(clause) - about, _said(sentence) - about
-    named_here = frozenset(content_stems(clause))
-    holders = [(r, ws) for r, ws, ks in basis.quantities_of(q.value) if any(q.stands_for(k) for k in ks)]
-    for words, enough in ((says, RETOLD_WORDS), (whole, RETOLD_WORDS + RETOLD_MARGIN)):
-        mine = max((len(words & ws) for ws, _ in own), default=0)
-        for r, ws in holders:
-            held = len(words & ws)
-            if held < RETOLD_MARGIN + mine:
-                continue
-            other = r.subject - subject
-            if held >= enough and (words is whole or other and other <= named_here):
-                return True
-    return False
+    """The clause that states ``q`` is about another subject than the claim's and retells a context sentence of that
+    subject that holds q: the clause's own subject is that sentence's ("Lake Orvena is the deepest, but Lake Selm is
+    bigger by surface area, 112 square kilometres": Selm's sentence), and it shares :data:`RETOLD_WORDS` of that
+    sentence's words, :data:`RETOLD_MARGIN` more than any sentence of the claim's subject. A value moved onto the
+    claim's subject is said in a clause whose subject is the claim's ("The Vela X2 comes with a 3-year warranty, the
+    same as the Vela Pro, which ..."), whatever else it names."""
+    named = claim_subject(clause)
+    if not named:
+        return False
+    theirs = frozenset(_as_named(named, basis.index.vocabulary)) or frozenset(content_stems(named))
+    if not theirs or theirs & subject:
+        return False
+    says = _said(clause) - about
+    mine = max((len(says & ws) for ws, _ in own), default=0)
+    return any(r.subject and r.subject <= theirs | (r.subject & subject) and not r.subject <= subject and
+               len(says & ws) >= max(RETOLD_WORDS, mine + RETOLD_MARGIN)
+               for r, ws, ks in basis.quantities_of(q.value) if any(q.stands_for(k) for k in ks))
 
 
 #: the clauses of a sentence that each may state their own quantity: "Online check-in opens 24 hours before departure
@@ -806,7 +807,7 @@ def _held_elsewhere(key: frozenset[str], held: list[tuple[frozenset[str], frozen
     rows = [(2 * sum(1 / spread[w] for w in key & sw) + len(key & ws), qs, bool(key & sw)) for ws, sw, qs in held]
     best = max((o for o, _, _ in rows), default=0)
     if best < 2:
-        return False
+        return None  # (the headings may name what the clauses do not)
     # the clauses that hold the answer's own value must be clearly less about the question when the best ones
     # name none of its words in their subject: "6pm." to "What time does the Central Library close on Fridays?"
     # is held by the "Friday: 8:30am to 6pm" clause, scored one below the library's holiday sentence, which

@@ -256,6 +256,11 @@ def _remark(text: str, question: str, known: Callable[[], frozenset[str]]) -> bo
     answers a yes/no question ("I'd go for it!" to "Can I swim there?" leans to its yes: a hedged reply), and, for a
     question, no word but the contexts', the question's, the reader's own ("your kids") and chat's ("Were you surprised
     she won three prizes?", "Would you believe she was born in Paris?" say what they presuppose: judged)."""
+    news = _ASKERS_NEWS.fullmatch(text.strip().replace("\u2019", "'"))
+    if news is not None:
+        # "Congratulations on the new puppy!", "Sorry to hear about the knee.": the asker's own news, in the
+        # question's words (a topic the question does not name may presume a claim: "Congrats on your refund!")
+        return bool(question) and set(content_stems(news.group("topic"))) - _NEWS_WORDS <= set(content_stems(question))
     if not remarks_to_reader(text):
         return False
     if (hedged_reply(text) is not None or advises_yes(text)) and question and asks_yes_no(question):
@@ -265,6 +270,14 @@ def _remark(text: str, question: str, known: Callable[[], frozenset[str]]) -> bo
     return set(content_stems(text)) - _READERS_OWN - _CHAT_WORDS <= known()
 
 
+#: congratulations, sympathy or a wish about the asker's news, and its topic: "Congrats on getting the surgery booked!"
+_ASKERS_NEWS = re.compile(r"(?i)\W*(?:(?:oh|ah|aw+|wow|ooh|huge|many|big|and)\W+)*(?:congratulations|congrats|"
+                          r"(?:(?:i'm|i\s+am|so|really|very)\s+)*sorry\s+(?:to\s+hear|about)|enjoy|good\s+luck|"
+                          r"best\s+of\s+luck)\s+(?:on|about|with|for)?\s*(?P<topic>(?:(?:the|your|that|this|a|an)\s+)?"
+                          r"[^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*){0,5})[\s!.…]*")
+#: words a congratulation's or a wish's topic may add to the question's: "the new job", "getting it booked"
+_NEWS_WORDS = frozenset(content_stems("new little big first latest upcoming exciting whole day out get getting got "
+                                      "booked booking sorted finally news"))
 #: what the reader has that no context names ("How old are your kids?", "Is your own charger playing up?")
 _READERS_OWN = frozenset(content_stems(
     "own kids children child family partner wife husband son sons daughter daughters dad mum mom father mother parents "
@@ -273,9 +286,15 @@ _READERS_OWN = frozenset(content_stems(
 
 def _named_in(claim: str) -> list[str]:
     """The subject and the object of a claim, what a pronoun after it may point at (not a pronoun's contraction: "It's
-    unlikely to" of "It's unlikely to make you drowsy." names nothing)."""
-    return [r for r in (claim_subject(claim), claim_object(claim))
-            if r and re.split(r"['\u2019]", r.split()[0].lower())[0] not in PRONOUNS]
+    unlikely to" of "It's unlikely to make you drowsy." names nothing; not what a sentence likens its subject to:
+    "That sounds like a job for the Solvi Pro." names no job an "it" after it is)."""
+    subject = claim_subject(claim)
+    obj = None if _LIKENS.search(claim) else claim_object(claim)
+    return [r for r in (subject, obj) if r and re.split(r"['\u2019]", r.split()[0].lower())[0] not in PRONOUNS]
+
+
+#: a sentence that likens or evaluates rather than states: "That sounds like a job for ...", "It looks like a good fit"
+_LIKENS = re.compile(r"(?i)\b(?:sounds?|looks?|seems?|feels?)\s+(?:like|perfect|great|ideal|good)\b")
 
 
 def _referents(text: str, named: str | None, title: str | None, said: list[str], topic: str | None,

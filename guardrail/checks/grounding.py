@@ -77,10 +77,13 @@ def context_terms(contexts: Iterable[str]) -> frozenset[str]:
     return frozenset(vocab)
 
 
-#: endings of a place's name and of the word for its people or things, after a shared stem of at least
-#: :data:`_STEM` letters: "Belgium"/"Belgian", "Florence"/"Florentine", "Sweden"/"Swedish", "Japan"/"Japanese"
-_PLACE_ENDINGS = frozenset("a ia y e ey um ium o ce en an ian ean ese ish ic i ine tine ite er ers n".split()) | {""}
-_STEM = 4
+#: endings of a place's name (``_PLACE_ENDINGS``) and of the word for its people or things (``_PEOPLE_ENDINGS``),
+#: after a shared stem of at least :data:`_STEM` letters: "Belgium"/"Belgian", "Florence"/"Florentine",
+#: "Japan"/"Japanese". One word of each kind: two place endings are as often two names ("Roberta"/"Roberto",
+#: "Maria"/"Mario"), two people endings two peoples
+_PLACE_ENDINGS = frozenset("a ia y e ey um ium o ce en land".split()) | {""}
+_PEOPLE_ENDINGS = frozenset("an ian ean ese ish ic i ine tine ite".split())
+_STEM = 5
 #: names and their people's words that share no stem (the two-way pairs of a small closed class)
 _IRREGULAR_NAMES = {a: b for x, y in (pair.split("/") for pair in (
     "france/french netherlands/dutch holland/dutch wales/welsh spain/spanish denmark/danish flanders/flemish "
@@ -88,7 +91,8 @@ _IRREGULAR_NAMES = {a: b for x, y in (pair.split("/") for pair in (
     "scotland/scottish scotland/scots ireland/irish greece/greek portugal/portuguese peru/peruvian "
     "philippines/filipino thailand/thai iceland/icelandic rome/roman venice/venetian naples/neapolitan "
     "moscow/muscovite glasgow/glaswegian manchester/mancunian liverpool/liverpudlian madrid/madrilenian "
-    "cyprus/cypriot monaco/monegasque uk/british us/american usa/american").split())
+    "cyprus/cypriot monaco/monegasque uk/british us/american usa/american sweden/swedish china/chinese "
+    "iran/iranian iraq/iraqi cuba/cuban oman/omani chad/chadian mali/malian laos/lao turkey/turkish").split())
     for a, b in ((x, y), (y, x))}
 #: a unit's abbreviation, written as a name ("a 50 MP camera"), and the words the contexts may spell it with
 _UNIT_NAMES = {"mp": "megapixel", "gb": "gigabyte", "tb": "terabyte", "mb": "megabyte", "kb": "kilobyte",
@@ -103,14 +107,15 @@ def _named_otherwise(term: str, vocabulary: frozenset[str]) -> bool:
     """``term`` (lower case) is a form of a word of ``vocabulary``: a plural ("A321neos" for "A321neo"), a place's
     people or things ("Belgian" for "Belgium", "Flemish" for "Flanders"), a unit's abbreviation ("MP" for
     "50-megapixel")."""
-    if term.endswith("s") and term[:-1] in vocabulary:
-        return True
+    if term.endswith("s") and any(ch.isdigit() for ch in term) and term[:-1] in vocabulary:
+        return True  # a model's plural ("A321neos"; not "Williams" for "William")
     other = _IRREGULAR_NAMES.get(term)
     if other is not None and other in vocabulary:
         return True
     for n in range(len(term), _STEM - 1, -1):
         ending = term[n:]
-        if ending in _PLACE_ENDINGS and any(term[:n] + e in vocabulary for e in _PLACE_ENDINGS if e != ending):
+        others = _PEOPLE_ENDINGS if ending in _PLACE_ENDINGS else _PLACE_ENDINGS if ending in _PEOPLE_ENDINGS else ()
+        if any(term[:n] + e in vocabulary for e in others):
             return True
     spelled = _UNIT_NAMES.get(term)
     return spelled is not None and any(
@@ -634,9 +639,10 @@ _NOT_COUNTED = frozenset({"per", "each", "every", "a", "an", "more", "other", "e
 
 
 #: words that say a sentence works a figure out of others: "£38 plus £8 each", "that works out at £42.50", "£550 in total"
-_WORKS_OUT = re.compile(r"(?i)\b(?:plus|minus|less|times|total|totals|totalling|totaling|altogether|combined|in\s+all|"
-                        r"adds?\s+up|add(?:ed|ing)?|sum|works?\s+out|comes?\s+(?:out\s+)?to|makes?|instead\s+of|"
-                        r"off|discount(?:ed)?|half|double|twice)\b|[=+×]")
+_WORKS_OUT = re.compile(r"(?i)\b(?:plus|minus|times|total|totals|totalling|totaling|altogether|combined|in\s+all|"
+                        r"adds?\s+up|sum|works?\s+out|comes?\s+(?:out\s+)?to)\b|[=+×]")
+#: a context's sentences, roughly: where the figures a total is worked out of must stand together
+_CONTEXT_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
 
 
 class KnownNumbers:
@@ -684,6 +690,17 @@ class KnownNumbers:
             return []
         return [o for _, qs in rows[max(0, at - _NEARBY):at] + rows[at + 1:at + 2] for o in qs]
 
+    def _together(self, values: list[float]) -> bool:
+        """Some sentence of the contexts holds every one of ``values`` (two at least)."""
+        wanted = set(values)
+        if len(wanted) < 2:
+            return False
+        for t in self._texts:
+            for part in _CONTEXT_SENTENCE.split(t):
+                if wanted <= {q.value for q in quantities(part, ones=True)}:
+                    return True
+        return False
+
     def worked_out(self, sentence: str) -> frozenset[str]:
         """The figures of ``sentence`` (as written, without separators, currency or percent signs) that
         :meth:`unsupported` read as worked out from numbers the answer's other sentences quoted ("550" after "£250"
@@ -720,8 +737,10 @@ class KnownNumbers:
         # what only the answer's other sentences make: no term the contexts lack (a figure worked out within the
         # sentence stays one: "2 puffs about 30 minutes before" is 2 x 15 by chance as often as by design)
         alone = worked_from(own) if elsewhere or self._asked else worked
-        # (one the sentence says it works out is, too: "€25,000 - the €20,000 prize plus the €5,000 bonus")
-        shown = bool(_WORKS_OUT.search(sentence))
+        # (one the sentence says it works out is, too, from figures one context sentence gives together: "€25,000 -
+        # the €20,000 prize plus the €5,000 bonus" beside "... €20,000 and a €5,000 bonus for the course record"; not
+        # the runner-up's bonus added to the winner's prize)
+        shown = bool(_WORKS_OUT.search(sentence)) and self._together([o.value for o in own])
         self._worked[sentence] = frozenset(q.written.replace(",", "").lstrip("$€£").rstrip("%")
                                            for q in worked if shown or q not in alone)
         for q in said:

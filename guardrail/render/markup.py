@@ -1166,10 +1166,12 @@ def _hidden_in(text: str, a: int, b: int, *, provenance_only: bool) -> list[tupl
 #: a markdown link's title (``[can](https://a.com "not")``): a tooltip, not shown in the flow
 _MD_LINK_TITLE = re.compile(r"\]\([^()\s]*\s+(\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'|\([^()\n]{0,300}\))\s*\)")
 #: LaTeX commands whose argument a math renderer (KaTeX, MathJax) does not show as text: space the size of it
-#: (``\phantom{\text{not}}``), a colour the guard cannot know the effect of (``\color{transparent}{not}``, as it
-#: treats ``style``), or struck (``\sout{not}``, ``\cancel{not}``); the argument runs to its matching brace
-_MATH_HIDER = re.compile(r"\\(?:[hv]?phantom|sout|cancel|bcancel|xcancel|(?:text)?color\{[^{}\n]{0,50}\}|"
-                         r"colorbox\{[^{}\n]{0,50}\}|fcolorbox\{[^{}\n]{0,50}\}\{[^{}\n]{0,50}\})[ \t]*(?=[{$]|\S)")
+#: (``\phantom{\text{not}}``), a colour or a style the guard cannot know the effect of (``\color{transparent}{not}``,
+#: KaTeX's ``\htmlStyle{display:none}{not}``, MathJax's ``\style``/``\class``, as it treats ``style``), or struck
+#: (``\sout{not}``, ``\cancel{not}``); the argument runs to its matching brace
+_MATH_HIDER = re.compile(r"\\(?:[hv]?phantom|sout|cancel|bcancel|xcancel|(?:text|math)?color\{[^{}\n]{0,50}\}|"
+                         r"colorbox\{[^{}\n]{0,50}\}|fcolorbox\{[^{}\n]{0,50}\}\{[^{}\n]{0,50}\}|"
+                         r"(?:html(?:Style|Class|Id|Data)|style|class|cssId)\{[^{}\n]{0,200}\})[ \t]*(?=[{$]|\S)")
 #: how far a hidden argument may run (linear: one scan per command, bounded)
 _MATH_ARGUMENT = 2000
 #: a footnote reference (``can[^not]``, GFM; ``can^[not]``, an inline note, Pandoc and markdown-it): a renderer shows
