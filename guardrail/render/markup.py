@@ -651,9 +651,9 @@ def struck_regions(text: str) -> list[tuple[int, int | None]]:
 _TICKS = re.compile(r"`+")
 _CONSTRUCT = re.compile(
     r"(?P<esc>\\[!-/:-@\[-`{-~])"
-    r"|(?P<image>!\[(?P<alt>[^\[\]\n]*)\]\((?P<imgurl>[^()\s]*)(?:\s+(?P<imgtitle>\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'|\([^()\n]{0,300}\)))?\s*\))"
+    r"|(?P<image>!\[(?P<alt>[^\[\]\n]*)\]\((?P<imgurl>[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)(?:\s+(?P<imgtitle>\"(?:[^\"\\\n]|\\.){0,300}\"|'(?:[^'\\\n]|\\.){0,300}'|\((?:[^()\\\n]|\\.){0,300}\)))?\s*\))"
     r"|(?P<link>\[(?P<ltext>[^\[\]\n]*)\]\((?P<url>[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)"
-    r"(?:\s+(?P<ltitle>\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'|\([^()\n]{0,300}\)))?\s*\))"
+    r"(?:\s+(?P<ltitle>\"(?:[^\"\\\n]|\\.){0,300}\"|'(?:[^'\\\n]|\\.){0,300}'|\((?:[^()\\\n]|\\.){0,300}\)))?\s*\))"
     r"|(?P<ref>\[(?P<rtext>[^\[\]\n]+)\]\[[^\[\]\n]*\])"
     r"|(?P<auto><(?P<autourl>[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>)"
     r"|(?P<comment><!--|-->)"
@@ -950,7 +950,7 @@ _PROVENANCE = re.compile(r"<!--[ \t]*(?:source|sources|src|ref|refs|reference|re
                          r"from|url|link|file|page|section)[ \t]*[:=#][ \t]*[^\s<>]+(?:[ \t]+[^\s<>]+){0,3}[ \t]*-->",
                          re.I)
 #: a markdown image: inline (``![alt](url "title")``) or by reference (``![alt][ref]``, ``![alt][]``)
-_MD_IMAGE = re.compile(r"!\[[^\[\]\n]*\](?:\([^()\s]*(?:\s+(?:\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'|\([^()\n]{0,300}\)))?\s*\)"
+_MD_IMAGE = re.compile(r"!\[[^\[\]\n]*\](?:\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+(?:\"(?:[^\"\\\n]|\\.){0,300}\"|'(?:[^'\\\n]|\\.){0,300}'|\((?:[^()\\\n]|\\.){0,300}\)))?\s*\)"
                        r"|\[[^\[\]\n]*\])")
 _TAG_SPACE = " \t\n\r\f"
 _SUMMARY = re.compile(r"<summary(?=[\s/>])", re.I)
@@ -1164,14 +1164,17 @@ def _hidden_in(text: str, a: int, b: int, *, provenance_only: bool) -> list[tupl
 
 
 #: a markdown link's title (``[can](https://a.com "not")``): a tooltip, not shown in the flow
-_MD_LINK_TITLE = re.compile(r"\]\([^()\s]*\s+(\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'|\([^()\n]{0,300}\))\s*\)")
+_MD_LINK_TITLE = re.compile(r"\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\s+(\"(?:[^\"\\\n]|\\.){0,300}\"|'(?:[^'\\\n]|\\.){0,300}'|\((?:[^()\\\n]|\\.){0,300}\))\s*\)")
 #: LaTeX commands whose argument a math renderer (KaTeX, MathJax) does not show as text: space the size of it
 #: (``\phantom{\text{not}}``), a colour or a style the guard cannot know the effect of (``\color{transparent}{not}``,
 #: KaTeX's ``\htmlStyle{display:none}{not}``, MathJax's ``\style``/``\class``, as it treats ``style``), or struck
 #: (``\sout{not}``, ``\cancel{not}``); the argument runs to its matching brace
-_MATH_HIDER = re.compile(r"\\(?:[hv]?phantom|sout|cancel|bcancel|xcancel|(?:text|math)?color\{[^{}\n]{0,50}\}|"
-                         r"colorbox\{[^{}\n]{0,50}\}|fcolorbox\{[^{}\n]{0,50}\}\{[^{}\n]{0,50}\}|"
-                         r"(?:html(?:Style|Class|Id|Data)|style|class|cssId)\{[^{}\n]{0,200}\})[ \t]*(?=[{$]|\S)")
+_MATH_HIDER = re.compile(r"\\(?:[hv]?phantom|sout|cancel|bcancel|xcancel|"
+                         r"(?:text|math)?color\s*(?:\[[^\[\]\n]{0,20}\]\s*)?\{[^{}]{0,50}\}|"
+                         r"colorbox\s*(?:\[[^\[\]\n]{0,20}\]\s*)?\{[^{}]{0,50}\}|"
+                         r"fcolorbox\s*\{[^{}]{0,50}\}\s*\{[^{}]{0,50}\}|enclose\s*\{[^{}]{0,100}\}(?:\s*\[[^\[\]]{0,100}\])?|"
+                         r"bbox\s*\[[^\[\]]{0,100}\]|"
+                         r"(?:html(?:Style|Class|Id|Data)|style|class|cssId)\s*\{[^{}]{0,200}\})\s*(?=[{$]|\S)")
 #: how far a hidden argument may run (linear: one scan per command, bounded)
 _MATH_ARGUMENT = 2000
 #: a footnote reference (``can[^not]``, GFM; ``can^[not]``, an inline note, Pandoc and markdown-it): a renderer shows
