@@ -216,12 +216,17 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
         self.answer_key = answer_key
 
     # ----------------------------------------------------------------- one answer
-    def _parts(self, out: Any) -> tuple[str, list[str], str]:
+    def _parts(self, out: Any, input: Any = None) -> tuple[str, list[str], str]:
+        """The question (the chain's output's, else its input's, as a stream reads it: a chain that drops the question
+        from its output, ``.pick(["context", "answer"])``, is still judged with it), the contexts and the answer."""
         if not isinstance(out, dict) or self.answer_key not in out:
             raise ConfigurationError(f"the chain's output must be a dict with {self.answer_key!r} (and "
                                      f"{self.context_key!r}); got {type(out).__name__}: set answer_key/context_key "
                                      "to its keys")
-        return str(out.get(self.question_key, "")), _texts(out.get(self.context_key)), out[self.answer_key]
+        asked = out.get(self.question_key)
+        if not isinstance(asked, str) and isinstance(input, dict):
+            asked = input.get(self.question_key)
+        return str(asked or ""), _texts(out.get(self.context_key)), out[self.answer_key]
 
     def _verdict(self, question: str, contexts: list[str], value: Any, total: float) -> Verdict:
         try:
@@ -255,7 +260,7 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
                 **kwargs: Any) -> ChainDict:
         start = time.perf_counter()
         out = self.chain.invoke(input, _inner(config), **kwargs) if self.chain is not None else input
-        question, contexts, answer = self._parts(out)
+        question, contexts, answer = self._parts(out, input)
         total = time.perf_counter() - start
         return self._apply(out, self._verdict(question, contexts, answer, total))
 
@@ -263,7 +268,7 @@ class GuardedChain(Runnable[ChainDict, ChainDict]):
                        **kwargs: Any) -> ChainDict:
         start = time.perf_counter()
         out = await self.chain.ainvoke(input, _inner(config), **kwargs) if self.chain is not None else input
-        question, contexts, answer = self._parts(out)
+        question, contexts, answer = self._parts(out, input)
         total = time.perf_counter() - start
         return self._apply(out, await self._averdict(question, contexts, answer, total))
 

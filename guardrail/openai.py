@@ -149,6 +149,11 @@ def _prepare(kwargs: dict[str, Any], default_headers: Mapping[str, Any]) -> tupl
     if isinstance(extra, dict) and "stream" in extra:
         raise ConfigurationError("pass stream=True to create(), not in extra_body: the SDK would not read the answer "
                                  "as a stream, and neither could the guard")
+    messages = kwargs.get("messages")
+    if messages is not None and not isinstance(messages, (list, tuple)):
+        # any iterable the SDK takes ("messages=(m for m in history)"), read once here: handed on as the list, or the
+        # SDK would send the generator this read used up ("messages": [])
+        kwargs = {**kwargs, "messages": list(messages)}
     if question is None:
         question = _question(kwargs.get("messages", ()))
     return question, list(contexts), kwargs

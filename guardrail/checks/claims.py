@@ -188,6 +188,10 @@ def _scan(text: str) -> tuple[list[tuple[int, bool]], int]:
     return votes, (rest if votes else 0)
 
 
+#: dismay that opens a reply: "Oh no, poor thing!"
+_OH_NO = re.compile(r"(?i)\W*(?:oh|ah|aw+)\s+no+\b(?!\s*,?\s*(?:it|they|you|that|this|gift|items?|we)\b)")
+
+
 def polarity(answer: str) -> tuple[bool | None, str]:
     """(True for yes / False for no / None, the rest of the answer after its yes/no part).
 
@@ -209,6 +213,8 @@ def polarity(answer: str) -> tuple[bool | None, str]:
     >>> polarity("No gift cards can be returned.")[0] is None
     True
     """
+    if _OH_NO.match(answer):  # "Oh no, poor thing!", "Oh no!": dismay, not a no (what follows is judged as written)
+        return None, answer
     text = answer.strip().translate(_APOSTROPHES)
     votes, start = _scan(text)
     if not votes:
@@ -695,6 +701,8 @@ def subjectless_predicate(sentence: str) -> bool:
         return False
     first = toks[0].lower()
     second = toks[1].lower() if len(toks) > 1 else ""
+    if any(claim_subject(rest) is not None for rest in re.split(r"(?<!\d),\s+|,(?!\d)\s*", text)[1:3]):
+        return False  # "Formed in Corrigan in 2012 by ..., The Lowlight Parade reached ...": the phrase opens a clause
     return first.endswith(("able", "ible")) or first in _PREDICATE_ADJECTIVES or (
         len(first) > 4 and first.endswith("ed") and second not in DETERMINERS) or first in ("cannot", "can't")
 
@@ -1201,6 +1209,25 @@ def _expletive(toks: list[str], k: int) -> bool:
 _TIME_WORDS = frozenset("""january february march april may june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday weekend winter spring summer autumn fall morning afternoon
     evening night midnight noon late early dark light raining snowing sunny windy cold hot freezing warm""".split())
+def _may_refer(referent: str) -> bool:
+    """A phrase a pronoun may be read as: not one that opens with a preposition ("of our clinics"), a gerund ("using
+    my Solvi Home"), a participle ("Owned by the department since 1978"), an interjection ("Oh") or the asker's own
+    words ("my ...")."""
+    first = referent.split()[0].lower().strip(",.!?") if referent.split() else ""
+    return bool(first) and first not in PREPOSITIONS and first not in ("of", "than", "as") and \
+        first not in _INTERJECTIONS and not (
+        len(first) > 4 and first.endswith(("ing", "ed")) and first not in _NOUNS_LIKE_VERBS) and not re.search(
+        r"(?i)\b(?:my|i|me)\b", referent)
+
+
+_MAKE_VERBS = frozenset("make makes made making find finds found keep keeps kept".split())
+_DUMMY_IT_ADJECTIVES = frozenset("easy easier hard harder possible impossible difficult simple simpler likely unlikely "
+                                 "worth clear safe safer quicker faster cheaper tricky".split())
+#: words that open a reply as a cry, never as what it names
+_INTERJECTIONS = frozenset("oh ooh ah aw aww wow whoa yay ugh hmm hey hi hello ouch yikes oops gosh".split())
+#: nouns with a verb's ending that may head a referent ("Wedding venues", "Building 4", "Heating costs")
+_NOUNS_LIKE_VERBS = frozenset("wedding building heating parking booking housing clothing training funding "
+                              "meeting morning evening ceiling shipping pricing bedding".split())
 #: adverbs that may open a subject without being part of what it names ("Even the researchers say ...")
 _FOCUS_ADVERBS = frozenset("even also still just only both".split())
 #: a noun phrase a determiner opens: "the 1962 Elm Street library", "a new permit"
@@ -1302,6 +1329,9 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
                 or prev.endswith("ing")):
             if low == "it" and prev in PREPOSITIONS and k + 1 < len(toks) and toks[k + 1].lower() == "to":
                 continue  # "for it to be ..." is read with its verb: kept as written
+            if low == "it" and prev in _MAKE_VERBS and k + 1 < len(toks) and (
+                    toks[k + 1].lower() in _DUMMY_IT_ADJECTIVES or toks[k + 1].lower().endswith("er")):
+                continue  # "which might make it easier to fit around work": the "it" of what follows
             kind, as_object = _OBJECT_PRONOUNS[low], looks_verb(toks[k - 1]) and prev not in PREPOSITIONS
             if (as_object or prev.endswith("ing") and prev not in PREPOSITIONS) and \
                     _object_named_before(text[:start], _OBJECT_PRONOUNS[low]):
@@ -1334,6 +1364,7 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         if possessive and order and {w.lower() for w in tokenize(order[0])} & {"you", "i", "we", "your", "that", "which",
                                                                                "who"}:
             continue  # "its" read as a long phrase ("a swimsuit you bought's") garbles the claim: read as written
+        order = [r for r in order if _may_refer(r)]
         referent = next((r for r in order if _agrees(r, kind)), None)
         if referent is None and (loose or anaphoric or kind == "plural") and order:
             referent = order[0]  # a singular "they"; a reply's pronoun points at what was asked
@@ -1342,8 +1373,9 @@ def resolve_pronouns(sentence: str, referents: list[str], *, loose: bool = False
         if referent is None:
             return None
         words = referent.split()
-        if len(words) > 1 and words[0].lower() in _FOCUS_ADVERBS:  # "Even the researchers say ..., so they ...": the
-            words = words[1:]  # researchers
+        if len(words) > 1 and (words[0].lower() in _FOCUS_ADVERBS or words[0].lower().endswith("ly") and
+                               words[1].lower() in DETERMINERS):
+            words = words[1:]  # "Even the researchers say ..., so they ...", "Normally the museum is ...": not the adverb
         if start == 0:
             words[0] = words[0][:1].upper() + words[0][1:]
         elif words[0].lower() in DETERMINERS or (referent in own and len(words) == 1 and text.startswith(referent)

@@ -289,10 +289,13 @@ def _named_in(claim: str) -> list[str]:
     unlikely to" of "It's unlikely to make you drowsy." names nothing; not what a sentence likens its subject to:
     "That sounds like a job for the Solvi Pro." names no job an "it" after it is)."""
     subject = claim_subject(claim)
-    obj = None if _LIKENS.search(claim) else claim_object(claim)
+    # (not what a copula says the subject is: "The course is probably the better fit" names no "better fit")
+    obj = None if _LIKENS.search(claim) or _COPULA_OBJECT.search(claim) else claim_object(claim)
     return [r for r in (subject, obj) if r and re.split(r"['\u2019]", r.split()[0].lower())[0] not in PRONOUNS]
 
 
+_COPULA_OBJECT = re.compile(r"(?i)^[^,;:]{1,80}?\b(?:is|are|was|were|'s|'re)\s+(?:\w+ly\s+)?(?:a|an|the|your|our|my|their|"
+                            r"its|one|not)\b")
 #: a sentence that likens or evaluates rather than states: "That sounds like a job for ...", "It looks like a good fit"
 _LIKENS = re.compile(r"(?i)\b(?:sounds?|looks?|seems?|feels?)\s+(?:like|perfect|great|ideal|good)\b")
 
@@ -314,6 +317,20 @@ def _referents(text: str, named: str | None, title: str | None, said: list[str],
 #: an instruction to see to a condition ("Make sure the item is unused."): the condition is the claim
 _MAKE_SURE = re.compile(r"(?i)\s*(?:please\s+)?(?:make\s+sure|be\s+sure|ensure)\s+(?:that\s+)?"
                         r"(?=(?:the|your|all|any|each|every|it|they)\s)")
+
+
+#: a subject pronoun that opens a sentence before its verb ("It can be returned ...", "They're free.")
+_PRONOUN_SUBJECT = re.compile(r"(?i)\W*(?:it|they|he|she)(?:['\u2019](?:s|re|ll|d))?\s+(?:(?:also|still|only|"
+                              r"usually|always|never|just|really)\s+)?(?P<verb>[a-z']+)")
+
+
+def _unanchored_pronoun(text: str) -> bool:
+    """``text`` opens with a subject pronoun that points at something ("It can be returned within 30 days."), not an
+    "it" of what follows ("It depends.", "It is possible to ...", "It's raining")."""
+    m = _PRONOUN_SUBJECT.match(text)
+    if m is None:
+        return False
+    return resolve_pronouns(text, ["the thing"]) not in (None, text.strip())
 
 
 #: a reply that opens with a plain yes or no word (not an emoji or a pleasantry: "👍 Items can be returned ...")
@@ -980,6 +997,20 @@ class FaithfulnessCheck:
                 why = ("says yes or no, and no question came with it: it cannot be judged; send the question (record "
                        "it, or pass it to the check)")
                 raise UncheckableError(f"the answer {text.strip()!r} {why}", shown=f"the answer {why}")
+            if not q and cfg.answer_claims and mode != "never" and not mentioned and not preceding.strip() and \
+                    not any(it.check for it in items):
+                # the answer's first claim leans on a question that did not come: "Yes, within 30 days." (the rest
+                # names no subject), "It can be returned within 30 days." (what "it" is, only the question said)
+                said, rest = polarity(text)
+                if said is not None and _PLAIN_YES_NO.match(text) and rest.strip() and \
+                        claim_subject(rest) is None and not subjectless_predicate(rest):
+                    why = ("says yes or no, and no question came with it: it cannot be judged; send the question "
+                           "(record it, or pass it to the check)")
+                    raise UncheckableError(f"the answer {text.strip()!r} {why}", shown=f"the answer {why}")
+                if _unanchored_pronoun(text):
+                    why = ("opens on a pronoun whose referent only a question could name, and no question came "
+                           "with it: it cannot be judged; send the question (record it, or pass it to the check)")
+                    raise UncheckableError(f"the answer {text.strip()!r} {why}", shown=f"the answer {why}")
             # measured (model card): short claims ("Delhi") are judged better alone than as "Q: ... A: Delhi"
             use_q = bool(q) and (mode == "always" or (mode == "auto" and short) or fragment)
             hyp = qa_hypothesis(q, text) if use_q else text
