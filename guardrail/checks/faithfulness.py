@@ -260,7 +260,11 @@ def _remark(text: str, question: str, known: Callable[[], frozenset[str]]) -> bo
     if news is not None:
         # "Congratulations on the new puppy!", "Sorry to hear about the knee.": the asker's own news, in the
         # question's words (a topic the question does not name may presume a claim: "Congrats on your refund!")
-        return bool(question) and set(content_stems(news.group("topic"))) - _NEWS_WORDS <= set(content_stems(question))
+        topic = news.group("topic")
+        if topic.split()[0].lower() == "that" or any(
+                looks_verb(w) and not w.lower().endswith(("ing", "ed")) for w in topic.split()[1:]):
+            return False  # a clause, not a name of the news: "Sorry to hear that gift cards expire!" says they do
+        return bool(question) and set(content_stems(topic)) - _NEWS_WORDS <= set(content_stems(question))
     if not remarks_to_reader(text):
         return False
     if (hedged_reply(text) is not None or advises_yes(text)) and question and asks_yes_no(question):
