@@ -1,7 +1,8 @@
 """Round 64 (the Python integrations): a LangChain chain whose output drops the question was judged with none by
 ``invoke``/``batch``/``ainvoke`` (its stream read the input's); with no question at all, an answer whose claim leans
-on one ("Yes, within 30 days.", "It can be returned within 30 days.") was judged as if it stood alone, and the
-"other items, 30 days" sentence supported it; the OpenAI wrapper read a generator ``messages=`` for the question and
+on one ("Yes, within 30 days.") was judged as if it stood alone, and the "other items, 30 days" sentence supported
+it (a first sentence on a pronoun, "It can be returned within 30 days.", is still judged as written: claims checked
+with no question open so); the OpenAI wrapper read a generator ``messages=`` for the question and
 handed the SDK the used-up generator (the upstream got ``"messages": []``).
 
 Real model; the real openai SDK against a local server; each with its faithful twin."""
@@ -61,7 +62,7 @@ def test_a_chain_that_drops_the_question_is_judged_with_its_input(guard: Guard, 
     assert run(GOOD)["answer"] == GOOD
 
 
-@pytest.mark.parametrize("answer", [BAD, "It can be returned within 30 days.", "Yes, but only with a receipt."])
+@pytest.mark.parametrize("answer", [BAD, "Yes, but only with a receipt.", "Yes, any time."])
 def test_with_no_question_an_answer_that_leans_on_one_is_unjudgeable(guard: Guard, answer: str) -> None:
     with pytest.raises(UncheckableError):
         guard.evaluator.evaluate("", [CTX], answer)

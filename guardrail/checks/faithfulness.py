@@ -323,20 +323,6 @@ _MAKE_SURE = re.compile(r"(?i)\s*(?:please\s+)?(?:make\s+sure|be\s+sure|ensure)\
                         r"(?=(?:the|your|all|any|each|every|it|they)\s)")
 
 
-#: a subject pronoun that opens a sentence before its verb ("It can be returned ...", "They're free.")
-_PRONOUN_SUBJECT = re.compile(r"(?i)\W*(?:it|they|he|she)(?:['\u2019](?:s|re|ll|d))?\s+(?:(?:also|still|only|"
-                              r"usually|always|never|just|really)\s+)?(?P<verb>[a-z']+)")
-
-
-def _unanchored_pronoun(text: str) -> bool:
-    """``text`` opens with a subject pronoun that points at something ("It can be returned within 30 days."), not an
-    "it" of what follows ("It depends.", "It is possible to ...", "It's raining")."""
-    m = _PRONOUN_SUBJECT.match(text)
-    if m is None:
-        return False
-    return resolve_pronouns(text, ["the thing"]) not in (None, text.strip())
-
-
 #: a reply that opens with a plain yes or no word (not an emoji or a pleasantry: "👍 Items can be returned ...")
 _PLAIN_YES_NO = re.compile(r"(?i)\W*(?:yes|no|nope|nah|yeah|yep|yup)\b")
 def _cut_off(statement: str) -> bool:
@@ -1004,16 +990,14 @@ class FaithfulnessCheck:
             if not q and cfg.answer_claims and mode != "never" and not mentioned and not preceding.strip() and \
                     not any(it.check for it in items):
                 # the answer's first claim leans on a question that did not come: "Yes, within 30 days." (the rest
-                # names no subject), "It can be returned within 30 days." (what "it" is, only the question said)
+                # names no subject). (A first sentence on a pronoun, "It can be returned within 30 days.", is judged
+                # as written: claims checked with no question, WiCE's "He served as mayor ...", open so; measured,
+                # refusing them took wice_dev from 0.837 to 0.793)
                 said, rest = polarity(text)
                 if said is not None and _PLAIN_YES_NO.match(text) and rest.strip() and \
                         claim_subject(rest) is None and not subjectless_predicate(rest):
                     why = ("says yes or no, and no question came with it: it cannot be judged; send the question "
                            "(record it, or pass it to the check)")
-                    raise UncheckableError(f"the answer {text.strip()!r} {why}", shown=f"the answer {why}")
-                if _unanchored_pronoun(text):
-                    why = ("opens on a pronoun whose referent only a question could name, and no question came "
-                           "with it: it cannot be judged; send the question (record it, or pass it to the check)")
                     raise UncheckableError(f"the answer {text.strip()!r} {why}", shown=f"the answer {why}")
             # measured (model card): short claims ("Delhi") are judged better alone than as "Q: ... A: Delhi"
             use_q = bool(q) and (mode == "always" or (mode == "auto" and short) or fragment)
