@@ -259,3 +259,19 @@ def test_an_it_of_time_or_weather(sentence: str, read: str | None) -> None:
 ])
 def test_a_verdict_on_the_askers_plan(remark: str, is_remark: bool) -> None:
     assert remarks_to_reader(remark) is is_remark
+
+
+BRIDGES = ["The Corran Bridge is a cable-stayed road bridge over the River Ardle. Opened in 2011, it has a main span of "
+           "260 metres and carries four lanes of traffic.",
+           "The Ferrier Bridge, 1.5 km upstream, is an older steel arch bridge completed in 1927 with a main span of "
+           "148 metres."]
+
+
+def test_a_sentence_after_a_participle_phrase_is_about_its_chunk(block_guard: Guard) -> None:
+    """"Opened in 2011, it has a main span of 260 metres": the Corran Bridge's (it read as "Opened in 2011"); a
+    value the contexts leave unitless ("from 310 pups to around 1,450") is the answer's value."""
+    q = "What is the main span of the Corran Bridge?"
+    assert _terms(block_guard, q, BRIDGES, "260 metres.") == ()
+    assert block_guard.check(q, BRIDGES, "148 metres.").action == "block"
+    seals = ["Counts rose from about 310 pups in 1984 to a peak of around 1,450 in 2017 before declining slightly."]
+    assert _terms(block_guard, "What was the peak seal pup count?", seals, "Around 1,450 pups, in 2017.") == ()

@@ -1632,7 +1632,16 @@ def claim_subject(sentence: str) -> str | None:
     lead = _ATTRIBUTION.match(sentence)
     if lead is not None:  # "According to the leaflet, low-dose aspirin should ...": the aspirin, never the leaflet
         return _plain_subject(sentence[lead.end():])
+    phrase = PARTICIPLE_LEAD.match(sentence)
+    if phrase is not None:  # "Opened in 2011, it has ...", "Founded in 1147, the abbey grew ...": the clause's subject
+        return _plain_subject(sentence[phrase.end():])
     return _plain_subject(sentence)
+
+
+#: a participle phrase that opens a sentence before its clause: "Opened in 2011, ", "Founded in 1147 by monks, "
+PARTICIPLE_LEAD = re.compile(r"\s*(?:[A-Z][a-z]{2,}ed|Built|Born|Founded|Made|Held|Known|Written|Sold|Run|Set|Begun|"
+                             r"Grown|Shown|Taken|Given|Known)\s+(?:in|by|on|at|from|for|with|over|under|after|since|as|"
+                             r"near|to|into|between|during)\b[^,;:.!?]{0,100},\s+(?=\S)")
 
 
 #: an imperative: a verb that opens the sentence before an object or "sure"

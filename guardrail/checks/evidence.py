@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from guardrail.checks.calibration import Calibrator, absent_share, sentence_features, tokens
-from guardrail.checks.claims import claim_names, claim_object, claim_subject, without_frame
+from guardrail.checks.claims import PARTICIPLE_LEAD, claim_names, claim_object, claim_subject, without_frame
 from guardrail.checks.lexicon import looks_verb
 from guardrail.checks.grounding import (
     KnownNumbers,
@@ -413,7 +413,13 @@ class EvidenceBasis:
                 continue
             last = r.subject  # the subject a clause without one says more of: the last one named before it
             for c, cq in parts:
+                lead = PARTICIPLE_LEAD.match(c)  # "Opened in 2011, it has ...": the clause after the phrase
+                c = c[lead.end():] if lead else c
                 first = c.split(maxsplit=1)[0]
+                if first.lower() in ("it", "they", "he", "she"):
+                    if cq:
+                        out.append((frozenset(content_stems(c)) | last, last, cq, heading))
+                    continue
                 # a clause with no verb of its own ("and a 4,000 mAh battery") says more of that subject
                 named = None if looks_verb(first) and not first[:1].isupper() else claim_subject(c)
                 if named is None and first[:1].isupper():  # "while Litware's rose 18%": the name it opens with
@@ -778,8 +784,10 @@ def answered_elsewhere(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
         def kin(k: Quantity) -> bool:  # of the answer's unit
             return ("$" if k.currency else k.unit) == unit
 
-        def says(k: Quantity) -> bool:  # as said, converted ("2 hours" for "120 minutes") or about it ("about 15")
-            return kin(k) and (q.stands_for(k) or q.hedged and abs(q.value - k.value) <= 0.1 * abs(k.value)) or \
+        def says(k: Quantity) -> bool:  # as said, converted ("2 hours" for "120 minutes") or about it ("about 15"),
+            # its unit left out in the context ("from 310 pups to around 1,450")
+            return (kin(k) or not (k.unit or k.currency)) and (
+                q.stands_for(k) or q.hedged and abs(q.value - k.value) <= 0.1 * abs(k.value)) or \
                 conversion_of(q, [k]) is not None
 
         # a clause is about what its words name; where that leaves the clause that holds the answer's value level with
@@ -1594,7 +1602,8 @@ def read_sentences(index: ContextIndex) -> list[list[SentenceRead]]:
             if label and label.group(1).startswith(named) and not label.group(1).lower() in _NOT_LABELS:
                 named = label.group(1)  # "Urgent care: $75 copay.", "Primary care visit: $30 copay." (a row of a list)
             read = SentenceRead(said, named, frozenset(_as_named(named, index.vocabulary)), frozenset(words(named)))
-            if not read.subject and last is not None and _PRONOUN_SUBJECT.match(said):
+            lead = PARTICIPLE_LEAD.match(said)
+            if not read.subject and last is not None and _PRONOUN_SUBJECT.match(said[lead.end():] if lead else said):
                 read = dataclasses.replace(read, subject=last.subject, subject_words=last.subject_words)
             if read.subject:
                 last = read
