@@ -993,8 +993,8 @@ class FaithfulnessCheck:
                 # names no subject). (A first sentence on a pronoun, "It can be returned within 30 days.", is judged
                 # as written: claims checked with no question, WiCE's "He served as mayor ...", open so; measured,
                 # refusing them took wice_dev from 0.837 to 0.793)
-                said, rest = polarity(text)
-                if said is not None and _PLAIN_YES_NO.match(text) and rest.strip() and \
+                opening, rest = polarity(text)
+                if opening is not None and _PLAIN_YES_NO.match(text) and rest.strip() and \
                         claim_subject(rest) is None and not subjectless_predicate(rest):
                     why = ("says yes or no, and no question came with it: it cannot be judged; send the question "
                            "(record it, or pass it to the check)")
