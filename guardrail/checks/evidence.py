@@ -785,8 +785,8 @@ def answered_elsewhere(text: str, basis: EvidenceBasis) -> tuple[str, ...]:
             return ("$" if k.currency else k.unit) == unit
 
         def says(k: Quantity) -> bool:  # as said, converted ("2 hours" for "120 minutes") or about it ("about 15"),
-            # its unit left out in the context ("from 310 pups to around 1,450")
-            return (kin(k) or not (k.unit or k.currency)) and (
+            # its unit left out in the context ("from 310 pups to around 1,450"; an amount, not the "16" of a name)
+            return (kin(k) or not (k.unit or k.currency) and "," in k.written) and (
                 q.stands_for(k) or q.hedged and abs(q.value - k.value) <= 0.1 * abs(k.value)) or \
                 conversion_of(q, [k]) is not None
 
