@@ -18,6 +18,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 from test_bypass import (assert_blocked, assert_delivered, chat, chunk, dumps, evaluator, gw,  # noqa: F401
                          post, script, sse, upstream)
+from test_bypass_round52 import _both as both_ways
 
 from guardrail.checks.evaluator import Evaluator
 from guardrail.guard import Guard
@@ -31,14 +32,8 @@ Q = "Can I return a gift card?"
 
 
 def _both(url: str, text: str, question: str = Q) -> list[tuple[str, object]]:
-    """The answer as one JSON completion and as a stream of three-character pieces: (script id, response)."""
-    out = []
-    sid = script(dumps(chat(text)))
-    out.append((sid, post(url, sid, question=question, contexts=CTX)))
-    pieces = [text[k:k + 3] for k in range(0, len(text), 3)]
-    sid = script(sse(*[chunk({"content": p}) for p in pieces], chunk({}, finish="stop")), ctype="text/event-stream")
-    out.append((sid, post(url, sid, question=question, contexts=CTX, stream=True)))
-    return out
+    """The answer as one JSON completion and as a stream of pieces (round 52's reading), over this round's contexts."""
+    return both_ways(url, text, CTX, question)
 
 
 def _shown(text: str) -> str:

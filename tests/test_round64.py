@@ -16,6 +16,7 @@ from typing import Any
 
 import openai
 import pytest
+from block_mode import block_guard  # noqa: F401 - fixture
 from langchain_core.runnables import RunnableLambda
 from llm_server import serve
 from starlette.applications import Starlette
@@ -23,14 +24,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from guardrail.checks.evaluator import Evaluator
 from guardrail.decorator import GuardrailBlocked
 from guardrail.errors import UncheckableError
 from guardrail.guard import Guard
 from guardrail.langchain import GuardedChain
 from guardrail.openai import guard_openai
-from guardrail.policy import Policy
-from guardrail.scorers.nli import NLIScorer, default_nli_model
 
 CTX = "Gift cards and final-sale items cannot be returned. Other items can be returned within 30 days with a receipt."
 Q = "Can I return a gift card?"
@@ -39,8 +37,8 @@ GOOD = "No, gift cards cannot be returned."
 
 
 @pytest.fixture(scope="module")
-def guard() -> Guard:
-    return Guard(Evaluator(nli=NLIScorer(default_nli_model())), Policy(action="block", retrieval_relevance=None))
+def guard(block_guard: Guard) -> Guard:  # noqa: F811
+    return block_guard
 
 
 def _chain(answer: str) -> GuardedChain:

@@ -1232,13 +1232,12 @@ _NOUNS_LIKE_VERBS = frozenset("wedding building heating parking booking housing 
 _FOCUS_ADVERBS = frozenset("even also still just only both".split())
 #: a noun phrase a determiner opens: "the 1962 Elm Street library", "a new permit"
 _DETERMINED_PHRASE = re.compile(r"(?i)\b(?:the|a|an|this|that|these|those|his|her|their|its|your|our|my)\s+[\w-]")
+#: the small words a noun phrase ends before ("the library instead of", "the receipt within 30 days")
+_PHRASE_ENDS = ("instead|rather|and|or|but|to|of|in|on|at|for|with|within|before|after|by|from|than|then|so|if|when|"
+                "because|while")
 #: such a phrase up to its last word before a small word or a mark: its determiner and its head
-_PHRASE_HEAD = re.compile(r"(?i)(?P<det>\w+)(?:\s+(?!(?:instead|rather|and|or|but|to|of|in|on|at|for|with|within|"
-                          r"before|after|by|from|than|then|so|if|when|because|while)\b)[\w'-]+){0,5}?"
-                          r"\s+(?P<last>(?!(?:instead|rather|and|or|but|to|of|in|on|at|for|with|within|before|after|"
-                          r"by|from|than|then|so|if|when|because|while)\b)[\w'-]+)(?=\s*(?:[,.;:!?]|$|\s+(?:instead|"
-                          r"rather|and|or|but|to|of|in|on|at|for|with|within|before|after|by|from|than|then|so|if|"
-                          r"when|because|while)\b))")
+_PHRASE_HEAD = re.compile(rf"(?i)(?P<det>\w+)(?:\s+(?!(?:{_PHRASE_ENDS})\b)[\w'-]+){{0,5}}?"
+                          rf"\s+(?P<last>(?!(?:{_PHRASE_ENDS})\b)[\w'-]+)(?=\s*(?:[,.;:!?]|$|\s+(?:{_PHRASE_ENDS})\b))")
 
 
 def _object_named_before(prefix: str, kind: str) -> bool:

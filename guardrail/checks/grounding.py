@@ -690,16 +690,16 @@ class KnownNumbers:
             return []
         return [o for _, qs in rows[max(0, at - _NEARBY):at] + rows[at + 1:at + 2] for o in qs]
 
+    @functools.cached_property
+    def _sentence_values(self) -> list[frozenset[float]]:
+        """The values each sentence of the contexts holds (read once, when a sentence works a figure out)."""
+        return [values for t in self._texts for part in _CONTEXT_SENTENCE.split(t)
+                if len(values := frozenset(q.value for q in quantities(part, ones=True))) > 1]
+
     def _together(self, values: list[float]) -> bool:
         """Some sentence of the contexts holds every one of ``values`` (two at least)."""
-        wanted = set(values)
-        if len(wanted) < 2:
-            return False
-        for t in self._texts:
-            for part in _CONTEXT_SENTENCE.split(t):
-                if wanted <= {q.value for q in quantities(part, ones=True)}:
-                    return True
-        return False
+        wanted = frozenset(values)
+        return len(wanted) > 1 and any(wanted <= held for held in self._sentence_values)
 
     def worked_out(self, sentence: str) -> frozenset[str]:
         """The figures of ``sentence`` (as written, without separators, currency or percent signs) that
